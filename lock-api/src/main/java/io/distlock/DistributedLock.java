@@ -1,0 +1,70 @@
+package io.distlock;
+
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * A named lock shared by every client of the same backend. Obtained from
+ * {@link LockClient#lock(String)}; cheap, thread-safe, and holding no server state itself.
+ *
+ * <p>The lock is not re-entrant: while a lease on a name is held, a second acquire of the same
+ * name through any client (this one included) is contention. Contention is reported as an empty
+ * {@link Optional}, never as an exception.
+ *
+ * <p><b>Lease times</b> must be between {@link #MIN_LEASE_TIME} and {@link #MAX_LEASE_TIME}
+ * (a backend may require more, and says so); use {@link Lease#autoRenew()} for work of unknown
+ * length rather than a huge lease. <b>Interrupts:</b> an acquire that is interrupted or runs out of
+ * time never leaves the lock held on the server.
+ */
+public interface DistributedLock {
+
+    /** The shortest lease time accepted. */
+    Duration MIN_LEASE_TIME = Duration.ofMillis(10);
+
+    /** The longest lease time accepted. */
+    Duration MAX_LEASE_TIME = Duration.ofDays(1);
+
+    /** @return the lock's name, as given to {@link LockClient#lock(String)} */
+    String name();
+
+    /**
+     * Tries once to take the lock, without waiting for a holder to let go.
+     *
+     * @param leaseTime how long the lock is held unless released or extended
+     * @return the lease, or empty if someone else holds the lock
+     * @throws NullPointerException        if {@code leaseTime} is null
+     * @throws IllegalArgumentException    if {@code leaseTime} is out of range
+     * @throws IllegalStateException       if the client is closed
+     * @throws BackendUnavailableException if the backend could not be reached (nothing is left held)
+     */
+    Optional<Lease> tryAcquire(Duration leaseTime);
+
+    /**
+     * Takes the lock, waiting up to {@code maxWait} for it to become free. Waiters are woken by the
+     * backend where it can notify ({@link Feature#WAIT_NOTIFICATION}), else they retry on a jittered
+     * back-off. A {@code maxWait} of zero is one attempt.
+     *
+     * @param leaseTime how long the lock is held unless released or extended
+     * @param maxWait   the longest to wait; zero for a single attempt
+     * @return the lease, or empty if the lock did not become free in time
+     * @throws NullPointerException        if an argument is null
+     * @throws IllegalArgumentException    if {@code leaseTime} is out of range or {@code maxWait} is negative
+     * @throws IllegalStateException       if the client is closed, before or while waiting
+     * @throws InterruptedException        if the thread is interrupted while waiting (nothing is left held)
+     * @throws BackendUnavailableException if the backend could not be reached (nothing is left held)
+     */
+    Optional<Lease> tryAcquire(Duration leaseTime, Duration maxWait) throws InterruptedException;
+
+    /**
+     * Takes the lock, waiting as long as it takes.
+     *
+     * @param leaseTime how long the lock is held unless released or extended
+     * @return the lease
+     * @throws NullPointerException        if {@code leaseTime} is null
+     * @throws IllegalArgumentException    if {@code leaseTime} is out of range
+     * @throws IllegalStateException       if the client is closed, before or while waiting
+     * @throws InterruptedException        if the thread is interrupted while waiting (nothing is left held)
+     * @throws BackendUnavailableException if the backend could not be reached (nothing is left held)
+     */
+    Lease acquire(Duration leaseTime) throws InterruptedException;
+}

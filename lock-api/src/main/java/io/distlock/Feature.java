@@ -1,0 +1,23 @@
+package io.distlock;
+
+/**
+ * Capabilities a backend declares in its {@link BackendDescriptor}. The TCK runs a rule only
+ * when the backend declares the features the rule needs, and otherwise reports the rule as
+ * skipped, naming the feature.
+ */
+public enum Feature {
+    /** {@link Lease#fencingToken()} is present and strictly increases with every grant of a name. */
+    FENCING_TOKENS,
+    /** {@link Lease#extend(java.time.Duration)} is supported. */
+    LEASE_EXTENSION,
+    /** {@link Lease#autoRenew()} is supported (the engine renews through lease extension). */
+    AUTO_RENEWAL,
+    /** {@link Lease#lost()} completes when the backend itself learns of a loss (session expiry, a failed renewal). */
+    LOSS_NOTIFICATION,
+    /** Waiters are woken by the backend when the lock changes, instead of polling on a back-off. */
+    WAIT_NOTIFICATION,
+    /** Waiters are granted the lock in the order in which they started waiting. */
+    FIFO_WAITERS,
+    /** The backend keeps granting locks while a minority of its nodes is down. */
+    QUORUM
+}

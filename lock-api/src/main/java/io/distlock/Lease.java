@@ -1,0 +1,111 @@
+package io.distlock;
+
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * A granted lock, for a bounded time. Obtained from {@link DistributedLock}; released with
+ * {@link #release()} or {@link #close()} (the same thing), ideally in a try-with-resources block.
+ *
+ * <p>A lease belongs to this object, not to a thread: any thread may extend or release it.
+ * All methods are thread-safe.
+ *
+ * <p><b>Validity.</b> The lease is granted for a lease time, but the holder may rely on it only for
+ * its <em>validity</em>: the lease time counted from the moment the acquire request was sent
+ * (so the time the acquire took is already spent), minus an allowance for clock drift between
+ * this process and the servers ({@link LockOptions#clockDriftFactor()}). Validity is measured on
+ * the monotonic clock ({@link System#nanoTime()}), never on the wall clock. After the validity
+ * has passed, the lock may be granted to someone else.
+ *
+ * <p><b>What a lease cannot promise.</b> A process pause (a long GC, a stopped VM) can outlast the
+ * validity between the moment the holder checks {@link #isValid()} and the moment it writes. Only
+ * a {@linkplain #fencingToken() fencing token} checked by the protected resource closes that gap.
+ */
+public interface Lease extends AutoCloseable {
+
+    /** Why a lease was lost. */
+    enum LossReason {
+        /** The validity passed without a release or a successful renewal. */
+        EXPIRED,
+        /** The backend answered that the lock is no longer held by this lease (it expired there and may have been re-granted). */
+        REVOKED,
+        /** The backend dropped what backed the lease (a session expired, a connection was lost for good). */
+        BACKEND_LOST,
+    }
+
+    /** @return the name of the lock this lease is on */
+    String lockName();
+
+    /**
+     * A number that strictly increases with every grant of this lock name, for the protected
+     * resource to check: it must reject a write carrying a token lower than one it has already
+     * seen. Present if and only if the backend declares {@link Feature#FENCING_TOKENS}.
+     *
+     * @return the fencing token, or empty if the backend has none
+     */
+    OptionalLong fencingToken();
+
+    /**
+     * How much longer this lease may be relied on, conservatively: never more than the server will
+     * honour it (the acquire's duration and clock drift are already subtracted).
+     *
+     * @return the remaining validity; {@link Duration#ZERO} once expired, lost or released
+     */
+    Duration remaining();
+
+    /**
+     * @return true while the lease is held and its validity has not passed
+     */
+    boolean isValid();
+
+    /**
+     * Extends the lease so that it ends {@code leaseTime} from now, if it is still held by this
+     * lease on the server (an atomic compare-and-extend: it never touches a lock someone else holds).
+     * On success the validity is recomputed from the moment the request was sent.
+     *
+     * @param leaseTime the new lease time, counted from now
+     * @return true if extended; false if the lease had already expired or been lost (it is then
+     *         reported through {@link #lost()})
+     * @throws IllegalStateException         if the lease was released or its client closed
+     * @throws IllegalArgumentException      if {@code leaseTime} is out of range (see {@link DistributedLock})
+     * @throws UnsupportedOperationException if the backend lacks {@link Feature#LEASE_EXTENSION}
+     * @throws BackendUnavailableException   if the backend could not be reached; the lease is unchanged
+     */
+    boolean extend(Duration leaseTime);
+
+    /**
+     * Keeps this lease alive until it is released: the client's single scheduler extends it by its
+     * lease time whenever a third of it has passed (renewals of many leases are batched). If a
+     * renewal finds the lock gone, or renewals keep failing until the validity passes, the lease
+     * is lost and {@link #lost()} completes.
+     *
+     * @return this lease, for chaining after {@code acquire}
+     * @throws IllegalStateException         if the lease was released or its client closed
+     * @throws UnsupportedOperationException if the backend lacks {@link Feature#AUTO_RENEWAL}
+     */
+    Lease autoRenew();
+
+    /**
+     * Releases the lock if this lease still holds it (an atomic compare-and-delete on the server:
+     * never someone else's lock). Idempotent: later calls do nothing. Callable from any thread.
+     *
+     * @throws BackendUnavailableException if the backend could not be reached; the lease is
+     *                                     released locally all the same and the lock expires on the
+     *                                     server at the end of its lease time
+     */
+    void release();
+
+    /** The same as {@link #release()}, for try-with-resources. */
+    @Override
+    void close();
+
+    /**
+     * Completes, with the reason, when the lease is lost without having been released: its validity
+     * passed, a renewal found it gone, or the backend dropped it. Never completes for a lease that
+     * was released first. Callbacks run on a shared pool, not on the caller's thread: keep them short.
+     *
+     * @return a stage that completes at most once; it cannot be completed by the caller
+     */
+    CompletionStage<LossReason> lost();
+}

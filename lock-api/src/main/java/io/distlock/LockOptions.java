@@ -1,0 +1,179 @@
+package io.distlock;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * Settings every backend honours. Immutable; build with {@link #builder()}. Backend-specific
+ * settings travel in the connection URI's query instead.
+ */
+public final class LockOptions {
+
+    private static final LockOptions DEFAULTS = builder().build();
+
+    private final Duration connectTimeout;
+    private final Duration operationTimeout;
+    private final double clockDriftFactor;
+    private final Duration clockDriftMinimum;
+    private final Duration minRetryBackoff;
+    private final Duration maxRetryBackoff;
+
+    private LockOptions(Builder b) {
+        this.connectTimeout = b.connectTimeout;
+        this.operationTimeout = b.operationTimeout;
+        this.clockDriftFactor = b.clockDriftFactor;
+        this.clockDriftMinimum = b.clockDriftMinimum;
+        this.minRetryBackoff = b.minRetryBackoff;
+        this.maxRetryBackoff = b.maxRetryBackoff;
+    }
+
+    /** @return connect timeout 2 s, operation timeout 2 s, drift 1 % + 2 ms, back-off 5–100 ms */
+    public static LockOptions defaults() {
+        return DEFAULTS;
+    }
+
+    /** @return a builder holding the defaults */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return a builder holding these settings */
+    public Builder toBuilder() {
+        return new Builder()
+                .connectTimeout(connectTimeout)
+                .operationTimeout(operationTimeout)
+                .clockDrift(clockDriftFactor, clockDriftMinimum)
+                .retryBackoff(minRetryBackoff, maxRetryBackoff);
+    }
+
+    /** @return how long establishing a connection may take before the backend counts as unavailable */
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    /** @return how long one request to the backend may take before it counts as failed */
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    /** @return the fraction of the lease time allowed for clock drift between client and servers */
+    public double clockDriftFactor() {
+        return clockDriftFactor;
+    }
+
+    /** @return the fixed part of the drift allowance, added to {@code leaseTime × clockDriftFactor} */
+    public Duration clockDriftMinimum() {
+        return clockDriftMinimum;
+    }
+
+    /**
+     * The allowance for clock drift subtracted from a lease's validity:
+     * {@code leaseTime × clockDriftFactor + clockDriftMinimum} (the Redlock formula).
+     *
+     * @param leaseTime the lease time
+     * @return the drift allowance
+     */
+    public Duration clockDrift(Duration leaseTime) {
+        long nanos = (long) (leaseTime.toNanos() * clockDriftFactor);
+        return clockDriftMinimum.plusNanos(nanos);
+    }
+
+    /** @return the first retry delay of a waiter that gets no notification from the backend */
+    public Duration minRetryBackoff() {
+        return minRetryBackoff;
+    }
+
+    /** @return the longest retry delay of a waiter that gets no notification from the backend */
+    public Duration maxRetryBackoff() {
+        return maxRetryBackoff;
+    }
+
+    @Override
+    public String toString() {
+        return "LockOptions[connectTimeout=" + connectTimeout + ", operationTimeout=" + operationTimeout
+                + ", clockDrift=" + clockDriftFactor + "×lease+" + clockDriftMinimum
+                + ", retryBackoff=" + minRetryBackoff + ".." + maxRetryBackoff + "]";
+    }
+
+    /** Builds {@link LockOptions}; every setter validates its argument at once. */
+    public static final class Builder {
+        private Duration connectTimeout = Duration.ofSeconds(2);
+        private Duration operationTimeout = Duration.ofSeconds(2);
+        private double clockDriftFactor = 0.01;
+        private Duration clockDriftMinimum = Duration.ofMillis(2);
+        private Duration minRetryBackoff = Duration.ofMillis(5);
+        private Duration maxRetryBackoff = Duration.ofMillis(100);
+
+        private Builder() {
+        }
+
+        /**
+         * @param timeout positive, at most a minute
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder connectTimeout(Duration timeout) {
+            this.connectTimeout = positiveAtMostAMinute(timeout, "connectTimeout");
+            return this;
+        }
+
+        /**
+         * @param timeout positive, at most a minute
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder operationTimeout(Duration timeout) {
+            this.operationTimeout = positiveAtMostAMinute(timeout, "operationTimeout");
+            return this;
+        }
+
+        /**
+         * @param factor  fraction of the lease time, in [0, 0.5)
+         * @param minimum fixed allowance, not negative, at most a minute
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder clockDrift(double factor, Duration minimum) {
+            if (!(factor >= 0 && factor < 0.5)) {
+                throw new IllegalArgumentException("clockDriftFactor must be in [0, 0.5), was " + factor);
+            }
+            Objects.requireNonNull(minimum, "clockDriftMinimum");
+            if (minimum.isNegative() || minimum.compareTo(Duration.ofMinutes(1)) > 0) {
+                throw new IllegalArgumentException("clockDriftMinimum must be in [0, 1 min], was " + minimum);
+            }
+            this.clockDriftFactor = factor;
+            this.clockDriftMinimum = minimum;
+            return this;
+        }
+
+        /**
+         * @param min first delay, positive
+         * @param max longest delay, at least {@code min}, at most a minute
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder retryBackoff(Duration min, Duration max) {
+            positiveAtMostAMinute(min, "minRetryBackoff");
+            positiveAtMostAMinute(max, "maxRetryBackoff");
+            if (max.compareTo(min) < 0) {
+                throw new IllegalArgumentException("maxRetryBackoff " + max + " is shorter than minRetryBackoff " + min);
+            }
+            this.minRetryBackoff = min;
+            this.maxRetryBackoff = max;
+            return this;
+        }
+
+        /** @return the options */
+        public LockOptions build() {
+            return new LockOptions(this);
+        }
+
+        private static Duration positiveAtMostAMinute(Duration d, String what) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative() || d.isZero() || d.compareTo(Duration.ofMinutes(1)) > 0) {
+                throw new IllegalArgumentException(what + " must be positive and at most 1 min, was " + d);
+            }
+            return d;
+        }
+    }
+}

@@ -1,0 +1,13 @@
+/**
+ * The distlock TCK: extend {@code io.distlock.tck.LockVerification} to verify a backend, and use
+ * {@code io.distlock.tck.fixtures} to start real servers on free loopback ports.
+ */
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
+module io.distlock.tck {
+    requires transitive io.distlock;
+    requires transitive org.junit.jupiter.api;
+    requires awaitility;
+
+    exports io.distlock.tck;
+    exports io.distlock.tck.fixtures;
+}
