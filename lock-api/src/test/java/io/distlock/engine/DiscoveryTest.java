@@ -1,0 +1,133 @@
+package io.distlock.engine;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+import io.distlock.LockOptions;
+import io.distlock.Locks;
+import io.distlock.NoSuchBackendException;
+import io.distlock.spi.LockBackend;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DiscoveryTest {
+
+    @TempDir
+    Path dir;
+
+    /** Runs {@code body} with a context class loader that sees exactly the given providers. */
+    private <T> T withProviders(List<Class<? extends LockBackend>> providers, Callable<T> body) throws Exception {
+        Path services = dir.resolve("META-INF/services");
+        Files.createDirectories(services);
+        StringBuilder lines = new StringBuilder();
+        providers.forEach(p -> lines.append(p.getName()).append('\n'));
+        Files.writeString(services.resolve(LockBackend.class.getName()), lines);
+        Thread thread = Thread.currentThread();
+        ClassLoader previous = thread.getContextClassLoader();
+        try (URLClassLoader loader = new URLClassLoader(new URL[] {dir.toUri().toURL()}, previous)) {
+            thread.setContextClassLoader(loader);
+            return body.call();
+        } finally {
+            thread.setContextClassLoader(previous);
+        }
+    }
+
+    @Test
+    void unknownSchemeListsInstalledSchemesAndNamesTheArtifact() throws Exception {
+        withProviders(List.of(TestBackends.Alpha.class), () -> {
+            assertThatThrownBy(() -> Locks.connect("zookeeper://127.0.0.1:1"))
+                    .isInstanceOfSatisfying(NoSuchBackendException.class, e -> {
+                        assertThat(e.scheme()).isEqualTo("zookeeper");
+                        assertThat(e.installedSchemes()).containsExactly("alpha");
+                    })
+                    .hasMessageContaining("'zookeeper'")
+                    .hasMessageContaining("[alpha]")
+                    .hasMessageContaining("io.distlock:lock-zookeeper");
+            assertThatThrownBy(() -> Locks.connect("gopher://x"))
+                    .isInstanceOf(NoSuchBackendException.class)
+                    .hasMessageContaining("knows no backend");
+            return null;
+        });
+    }
+
+    @Test
+    void twoProvidersForOneSchemeAreNamedBoth() throws Exception {
+        withProviders(List.of(TestBackends.Alpha.class, TestBackends.AlphaTwin.class), () -> {
+            assertThatThrownBy(() -> Locks.connect("alpha://h:1"))
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("two distlock backends claim scheme 'alpha'")
+                    .hasMessageContaining(TestBackends.Alpha.class.getName())
+                    .hasMessageContaining(TestBackends.AlphaTwin.class.getName());
+            assertThatThrownBy(Locks::backends).hasMessageContaining("two distlock backends");
+            return null;
+        });
+    }
+
+    @Test
+    void aProviderThatFailsToLoadIsAnErrorCarryingTheCause() throws Exception {
+        withProviders(List.of(TestBackends.Alpha.class, TestBackends.Broken.class), () -> {
+            assertThatThrownBy(() -> Locks.connect("alpha://h:1"))
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("failed to load")
+                    .hasMessageContaining(TestBackends.Broken.class.getName())
+                    .hasRootCauseMessage("driver jar missing");
+            return null;
+        });
+    }
+
+    @Test
+    void backendsListsDescriptorsAndSchemeIsCaseInsensitive() throws Exception {
+        withProviders(List.of(TestBackends.Alpha.class), () -> {
+            assertThat(Locks.backends()).extracting(d -> d.scheme()).containsExactly("alpha");
+            assertThatThrownBy(() -> Locks.connect("ALPHA://10.255.255.1:7"))
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("10.255.255.1:7");
+            return null;
+        });
+    }
+
+    @Test
+    void connectionFailuresKeepTheirTypeAndNeverShowThePassword() throws Exception {
+        withProviders(List.of(TestBackends.Alpha.class), () -> {
+            assertThatThrownBy(() -> Locks.connect(URI.create("alpha://user:hunter2@127.0.0.1:9"), LockOptions.defaults()))
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("hunter2"));
+            return null;
+        });
+    }
+
+    @Test
+    void malformedUrisAreRejectedWithoutEchoingThePassword() {
+        assertThatThrownBy(() -> Locks.connect("redis://user:s3cr3t@host:port with space"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("malformed URI")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cr3t"));
+        assertThatThrownBy(() -> Locks.connect("//127.0.0.1:6379"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no scheme");
+        assertThatThrownBy(() -> Locks.connect("127.0.0.1:6379"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("malformed URI");
+        assertThatThrownBy(() -> Locks.connect((String) null)).isInstanceOf(NullPointerException.class);
+        assertThatThrownBy(() -> Locks.connect(URI.create("redis://h:1"), null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void redactionHidesPasswordsInUserInfoAndQuery() throws IOException {
+        assertThat(Redaction.redact("redis://alice:pw@h:1/0")).isEqualTo("redis://alice:***@h:1/0");
+        assertThat(Redaction.redact("redis://:pw@h:1")).isEqualTo("redis://:***@h:1");
+        assertThat(Redaction.redact("etcd://h:1?password=pw&x=1")).isEqualTo("etcd://h:1?password=***&x=1");
+        assertThat(Redaction.redact("redis://h:1")).isEqualTo("redis://h:1");
+    }
+}
