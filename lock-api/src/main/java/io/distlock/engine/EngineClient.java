@@ -187,7 +187,6 @@ final class EngineClient implements LockClient, DriverContext {
             lease.releaseQuietly();
             throw new IllegalStateException("the distlock client for " + endpoint + " was closed during the acquire");
         }
-        keeper.schedule(lease);
         return lease;
     }
 
@@ -246,7 +245,8 @@ final class EngineClient implements LockClient, DriverContext {
         held.remove(lease.grant().ownerToken(), lease);
     }
 
-    void scheduleRenewals(EngineLease lease) {
+    /** Hands the lease to the keeper, for renewal and for loss detection. */
+    void watch(EngineLease lease) {
         keeper.schedule(lease);
     }
 

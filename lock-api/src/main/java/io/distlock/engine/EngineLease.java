@@ -30,6 +30,7 @@ final class EngineLease implements Lease {
     private long lastStart;
     private volatile long validUntil;
     private boolean autoRenew;
+    private boolean lossWatched;
     private long renewDue;
     private long keeperGeneration;
 
@@ -75,10 +76,16 @@ final class EngineLease implements Lease {
         Arguments.leaseTime(newLeaseTime);
         client.require(Feature.LEASE_EXTENSION, "Lease.extend");
         checkNotReleased("extend");
+        long start = System.nanoTime();
         if (state.get() == State.LOST) {
             return false;
         }
-        long start = System.nanoTime();
+        if (expired(start)) {
+            // Past its validity the lease is over, whether or not the server has let go yet:
+            // reviving it would hide a window in which someone else may have held the lock.
+            markLost(LossReason.EXPIRED);
+            return false;
+        }
         if (!client.extend(grant, newLeaseTime)) {
             markLost(LossReason.REVOKED);
             return false;
@@ -88,7 +95,9 @@ final class EngineLease implements Lease {
             client.releaseQuietly(grant);
             return false;
         }
-        client.scheduleRenewals(this);
+        if (watched()) {
+            client.watch(this); // the deadline moved, possibly earlier
+        }
         return true;
     }
 
@@ -99,7 +108,7 @@ final class EngineLease implements Lease {
         synchronized (this) {
             autoRenew = true;
         }
-        client.scheduleRenewals(this);
+        client.watch(this);
         return this;
     }
 
@@ -120,6 +129,12 @@ final class EngineLease implements Lease {
 
     @Override
     public CompletionStage<LossReason> lost() {
+        // Expiry is only watched for leases someone listens to (or that renew): a lease nobody
+        // asks about costs the keeper nothing, and its validity is still checked on every use.
+        synchronized (this) {
+            lossWatched = true;
+        }
+        client.watch(this);
         return lost.minimalCompletionStage();
     }
 
@@ -188,6 +203,10 @@ final class EngineLease implements Lease {
     /** When the keeper must look at this lease next: its renewal, or else the end of its validity. */
     synchronized long nextCheck() {
         return autoRenew && renewDue - validUntil < 0 ? renewDue : validUntil;
+    }
+
+    private synchronized boolean watched() {
+        return autoRenew || lossWatched;
     }
 
     synchronized long newKeeperGeneration() {
