@@ -12,7 +12,11 @@ public enum Feature {
     LEASE_EXTENSION,
     /** {@link Lease#autoRenew()} is supported (the engine renews through lease extension). */
     AUTO_RENEWAL,
-    /** {@link Lease#lost()} completes when the backend itself learns of a loss (session expiry, a failed renewal). */
+    /**
+     * {@link Lease#lost()} completes when the lease is lost without a release: at the end of its
+     * validity, when a renewal finds the lock gone, and when the backend reports a loss of its own
+     * (a session expiry).
+     */
     LOSS_NOTIFICATION,
     /** Waiters are woken by the backend when the lock changes, instead of polling on a back-off. */
     WAIT_NOTIFICATION,

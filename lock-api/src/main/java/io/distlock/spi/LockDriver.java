@@ -79,6 +79,11 @@ public interface LockDriver extends AutoCloseable {
      * cheap and non-blocking; spurious calls are allowed, and missed ones are tolerated (the engine
      * still retries on a bounded back-off), but a driver that misses them is slow.
      *
+     * <p>The watch must be active when this method returns: the engine retries once right after
+     * registering, and a release between that retry and a still-pending registration would go
+     * unheard. A driver whose registration is asynchronous (Redis {@code SUBSCRIBE}) waits for the
+     * server's confirmation here, bounded by the operation timeout.
+     *
      * @param name     the lock name
      * @param onChange called from the driver's thread on every possible change
      * @return a handle that stops the notifications
