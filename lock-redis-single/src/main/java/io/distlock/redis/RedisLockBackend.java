@@ -1,0 +1,70 @@
+package io.distlock.redis;
+
+import io.distlock.BackendDescriptor;
+import io.distlock.Feature;
+import io.distlock.Guarantee;
+import io.distlock.LockOptions;
+import io.distlock.redis.internal.RedisEndpoint;
+import io.distlock.redis.internal.RedisLockDriver;
+import io.distlock.redis.internal.RedisNode;
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.LockBackend;
+import io.distlock.spi.LockDriver;
+
+import java.net.URI;
+import java.util.EnumSet;
+import java.util.Objects;
+
+/**
+ * The single-Redis backend, for {@code redis://[user:password@]host[:port][/db][?poolSize=n&clientName=s]}
+ * (also {@code redis://:password@host:port}; port 6379 and database 0 by default).
+ *
+ * <p>A lock is {@code SET distlock:{name} <owner token> NX PX <lease>} in one Lua script that also
+ * {@code INCR}s {@code distlock:{name}:fence}; release and extension are Lua compare-and-delete and
+ * compare-and-{@code PEXPIRE}; a release is published so that waiters are woken at once.
+ *
+ * <p><b>Guarantee: {@link Guarantee#EFFICIENCY}.</b> A single Redis server loses its locks when it
+ * restarts without persistence or fails over to a replica that had not yet received them, and a
+ * holder paused past its lease is not stopped. The fencing token is best effort for the same
+ * reason: it increases only as long as Redis keeps the counter.
+ *
+ * <p>Options: {@code poolSize} (connections per client, 1..64, default 8), {@code clientName}
+ * ({@code CLIENT SETNAME}). Timeouts come from {@link LockOptions}. Instantiating this class does
+ * no I/O; {@link #connect} connects and checks the server with a {@code PING}.
+ */
+public final class RedisLockBackend implements LockBackend {
+
+    private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("redis", Guarantee.EFFICIENCY,
+            EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL,
+                    Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION));
+
+    /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
+    public RedisLockBackend() {
+    }
+
+    @Override
+    public BackendDescriptor descriptor() {
+        return DESCRIPTOR;
+    }
+
+    /**
+     * @throws IllegalArgumentException                 if the URI is malformed (the message never shows the password)
+     * @throws io.distlock.BackendUnavailableException if the server cannot be reached within
+     *                                                  {@link LockOptions#connectTimeout()}
+     * @throws io.distlock.LockException                if the server refuses the credentials or the database
+     */
+    @Override
+    public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
+        Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(options, "options");
+        RedisEndpoint endpoint = RedisEndpoint.parse(uri, RedisEndpoint.OPTIONS);
+        int poolSize = endpoint.intOption("poolSize", 8, 1, 64);
+        RedisNode node = RedisNode.connect(endpoint, options.connectTimeout(), options.operationTimeout(), poolSize);
+        return new RedisLockDriver(node);
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLockBackend[redis://]";
+    }
+}

@@ -1,0 +1,96 @@
+package io.distlock.redis.internal;
+
+/**
+ * The Redis keys of a lock and the Lua scripts that act on them atomically. Shared by every
+ * Redis-family backend so that they agree on the layout.
+ *
+ * <p>Layout for lock {@code <name>}: the lock key {@code distlock:{<name>}} holds the owner token
+ * of the current lease with a {@code PX} expiry; the fence counter {@code distlock:{<name>}:fence}
+ * is {@code INCR}ed on every grant; a release is announced on the channel
+ * {@code distlock:released:{<name>}}. The {@code {...}} hash tag keeps both keys in one cluster slot.
+ */
+public final class LockScripts {
+
+    /**
+     * Takes the lock. KEYS: lock key, fence key. ARGV: owner token, lease time in ms.
+     * Replies {@code {1, fence}} when granted, {@code {0, holder's PTTL}} when busy, or an error
+     * when a key has the wrong type. Every check comes before the first write: an error after the
+     * {@code SET} would leave the lock held by nobody who knows it. A request whose token already
+     * holds the lock (its earlier reply was lost) is granted again, with a new fence.
+     */
+    public static final RedisScript ACQUIRE = new RedisScript("acquire", String.join("\n",
+            "local lockType = redis.call('TYPE', KEYS[1])['ok']",
+            "if lockType ~= 'none' and lockType ~= 'string' then",
+            "  return redis.error_reply('WRONGTYPE distlock: lock key ' .. KEYS[1] .. ' holds a '",
+            "    .. lockType .. ', not a distlock lock; nothing was written')",
+            "end",
+            "local fenceType = redis.call('TYPE', KEYS[2])['ok']",
+            "if fenceType ~= 'none' then",
+            "  if fenceType ~= 'string' then",
+            "    return redis.error_reply('WRONGTYPE distlock: fence key ' .. KEYS[2] .. ' holds a '",
+            "      .. fenceType .. ', not a counter; nothing was written')",
+            "  end",
+            "  local fence = redis.call('GET', KEYS[2])",
+            "  if string.len(fence) > 18 or not (fence == '0' or string.match(fence, '^[1-9]%d*$')) then",
+            "    return redis.error_reply('WRONGTYPE distlock: fence key ' .. KEYS[2]",
+            "      .. ' holds a string that is not a counter; nothing was written')",
+            "  end",
+            "end",
+            "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then",
+            "  return {1, redis.call('INCR', KEYS[2])}",
+            "end",
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then",
+            "  redis.call('PEXPIRE', KEYS[1], ARGV[2])",
+            "  return {1, redis.call('INCR', KEYS[2])}",
+            "end",
+            "return {0, redis.call('PTTL', KEYS[1])}"));
+
+    /**
+     * Compare-and-extend. KEYS: lock key. ARGV: owner token, lease time in ms.
+     * Replies 1 if the token still held the lock and its expiry was set, else 0.
+     */
+    public static final RedisScript EXTEND = new RedisScript("extend", String.join("\n",
+            "if redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then",
+            "  return redis.call('PEXPIRE', KEYS[1], ARGV[2])",
+            "end",
+            "return 0"));
+
+    /**
+     * Compare-and-delete, announcing the release. KEYS: lock key. ARGV: owner token, channel.
+     * Replies 1 if the token held the lock and it was deleted, else 0.
+     */
+    public static final RedisScript RELEASE = new RedisScript("release", String.join("\n",
+            "if redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then",
+            "  redis.call('DEL', KEYS[1])",
+            "  redis.call('PUBLISH', ARGV[2], 'released')",
+            "  return 1",
+            "end",
+            "return 0"));
+
+    private LockScripts() {
+    }
+
+    /**
+     * @param name the lock name
+     * @return {@code distlock:{<name>}}
+     */
+    public static String lockKey(String name) {
+        return "distlock:{" + name + "}";
+    }
+
+    /**
+     * @param name the lock name
+     * @return {@code distlock:{<name>}:fence}
+     */
+    public static String fenceKey(String name) {
+        return "distlock:{" + name + "}:fence";
+    }
+
+    /**
+     * @param name the lock name
+     * @return {@code distlock:released:{<name>}}, where releases of the lock are published
+     */
+    public static String releaseChannel(String name) {
+        return "distlock:released:{" + name + "}";
+    }
+}

@@ -1,0 +1,280 @@
+package io.distlock.redis.internal;
+
+import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * One Redis server as a connection string names it:
+ * {@code redis://[user:password@]host[:port][/db][?option=value...]}, also
+ * {@code redis://:password@host:port}. The port defaults to 6379 and the database to 0.
+ *
+ * <p>Every message and {@link #toString()} names the endpoint as {@code host:port} and never shows
+ * the password; a malformed URI is reported with its user info replaced by {@code ***}.
+ *
+ * <p>Shared by the Redis-family backends (single, Redlock, Redis+WAIT, Tair): each passes the
+ * query options it understands to {@link #parse(URI, Set)}.
+ */
+public final class RedisEndpoint {
+
+    /** The query options of the single-Redis backend. */
+    public static final Set<String> OPTIONS = Set.of("poolSize", "clientName");
+
+    private static final int DEFAULT_PORT = 6379;
+
+    private final String host;
+    private final int port;
+    private final String user;
+    private final String password;
+    private final int database;
+    private final Map<String, String> options;
+
+    private RedisEndpoint(String host, int port, String user, String password, int database, Map<String, String> options) {
+        this.host = host;
+        this.port = port;
+        this.user = user;
+        this.password = password;
+        this.database = database;
+        this.options = Map.copyOf(options);
+    }
+
+    /**
+     * Builds an endpoint from its parts (for backends that list several nodes in one URI).
+     *
+     * @param host     host name or address, not blank
+     * @param port     1..65535
+     * @param user     the ACL user, or null for {@code default}
+     * @param password the password, or null for none
+     * @param database the database index, not negative
+     * @return the endpoint, with no options
+     * @throws IllegalArgumentException if a part is out of range (the message never shows the password)
+     */
+    public static RedisEndpoint of(String host, int port, String user, String password, int database) {
+        if (host == null || host.isBlank()) {
+            throw new IllegalArgumentException("Redis endpoint has no host");
+        }
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("Redis port must be in 1..65535, was " + port + " (host " + host + ")");
+        }
+        if (database < 0) {
+            throw new IllegalArgumentException("Redis database must not be negative, was " + database);
+        }
+        return new RedisEndpoint(host, port, emptyToNull(user), emptyToNull(password), database, Map.of());
+    }
+
+    /**
+     * Parses {@code redis://[user:password@]host[:port][/db][?option=value&...]}.
+     *
+     * @param uri     the connection URI (its scheme is not checked: the caller was chosen by it)
+     * @param allowed the query options the caller understands
+     * @return the endpoint
+     * @throws IllegalArgumentException if there is no host, the port or database is not a number in
+     *                                  range, the user info has no {@code :}, or an option is unknown;
+     *                                  the message never contains the password
+     */
+    public static RedisEndpoint parse(URI uri, Set<String> allowed) {
+        Objects.requireNonNull(uri, "uri");
+        String shown = redacted(uri);
+        if (uri.isOpaque()) {
+            throw new IllegalArgumentException("Redis URI '" + shown + "' must look like redis://host:port");
+        }
+        String host = uri.getHost();
+        if (host == null) {
+            String authority = uri.getRawAuthority();
+            String hostPort = authority == null ? "" : authority.substring(authority.lastIndexOf('@') + 1);
+            int colon = hostPort.lastIndexOf(':');
+            if (colon > 0 && !hostPort.endsWith("]")) {
+                throw new IllegalArgumentException("Redis URI '" + shown + "' has a bad port '"
+                        + hostPort.substring(colon + 1) + "'; expected a number in 1..65535");
+            }
+            throw new IllegalArgumentException("Redis URI '" + shown + "' has no host; expected redis://host:port");
+        }
+        int port = uri.getPort() == -1 ? DEFAULT_PORT : uri.getPort();
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("Redis URI '" + shown + "' has port " + port + "; expected 1..65535");
+        }
+        String user = null;
+        String password = null;
+        String userInfo = uri.getRawUserInfo();
+        if (userInfo != null) {
+            int colon = userInfo.indexOf(':');
+            if (colon < 0) {
+                throw new IllegalArgumentException("Redis URI '" + shown
+                        + "' has user info without ':'; write redis://user:password@host or redis://:password@host");
+            }
+            user = emptyToNull(decode(userInfo.substring(0, colon), shown));
+            password = emptyToNull(decode(userInfo.substring(colon + 1), shown));
+        }
+        return new RedisEndpoint(host, port, user, password, database(uri.getPath(), shown), options(uri, allowed, shown));
+    }
+
+    private static int database(String path, String shown) {
+        if (path == null || path.isEmpty() || path.equals("/")) {
+            return 0;
+        }
+        String db = path.substring(1);
+        if (!db.matches("[0-9]{1,9}")) {
+            throw new IllegalArgumentException("Redis URI '" + shown + "' names database '" + db
+                    + "'; expected a database number such as /0");
+        }
+        return Integer.parseInt(db);
+    }
+
+    private static Map<String, String> options(URI uri, Set<String> allowed, String shown) {
+        Map<String, String> options = new LinkedHashMap<>();
+        String query = uri.getRawQuery();
+        if (query == null || query.isEmpty()) {
+            return options;
+        }
+        for (String pair : query.split("&")) {
+            int eq = pair.indexOf('=');
+            String key = decode(eq < 0 ? pair : pair.substring(0, eq), shown);
+            if (!allowed.contains(key)) {
+                // Only the option's name is shown: its value might be a secret.
+                throw new IllegalArgumentException("Redis URI '" + shown + "' has unknown option '" + key
+                        + "'; known options: " + new java.util.TreeSet<>(allowed));
+            }
+            options.put(key, eq < 0 ? "" : decode(pair.substring(eq + 1), shown));
+        }
+        return options;
+    }
+
+    /** @return the host name or address */
+    public String host() {
+        return host;
+    }
+
+    /** @return the port */
+    public int port() {
+        return port;
+    }
+
+    /** @return the ACL user, or null for the default user */
+    public String user() {
+        return user;
+    }
+
+    /** @return the password, or null; never put it in a message */
+    public String password() {
+        return password;
+    }
+
+    /** @return the database index */
+    public int database() {
+        return database;
+    }
+
+    /**
+     * @param name a query option name
+     * @return its value, or null if absent
+     */
+    public String option(String name) {
+        return options.get(name);
+    }
+
+    /**
+     * Reads an integer query option.
+     *
+     * @param name         the option
+     * @param defaultValue the value if absent
+     * @param min          smallest accepted value
+     * @param max          largest accepted value
+     * @return the value
+     * @throws IllegalArgumentException if present but not an integer in range
+     */
+    public int intOption(String name, int defaultValue, int min, int max) {
+        String value = options.get(name);
+        if (value == null) {
+            return defaultValue;
+        }
+        try {
+            int parsed = Integer.parseInt(value);
+            if (parsed >= min && parsed <= max) {
+                return parsed;
+            }
+        } catch (NumberFormatException ignored) {
+            // Reported below with the accepted range.
+        }
+        throw new IllegalArgumentException("Redis URI option " + name + " must be an integer in " + min + ".." + max
+                + ", was '" + value + "' (endpoint " + this + ")");
+    }
+
+    /** @return {@code host:port}, without credentials: the name to put in messages */
+    public String endpoint() {
+        return (host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host) + ":" + port;
+    }
+
+    /**
+     * Replaces any secret in {@code text} (for example a server message that echoes it) with
+     * {@code ***}.
+     *
+     * @param text a message, or null
+     * @return the message without the password
+     */
+    public String redact(String text) {
+        if (text == null || password == null) {
+            return text;
+        }
+        return text.replace(password, "***");
+    }
+
+    /** @return {@code host:port} */
+    @Override
+    public String toString() {
+        return endpoint();
+    }
+
+    /**
+     * @param uri a connection URI
+     * @return the URI with its user info and query values replaced by {@code ***}
+     */
+    static String redacted(URI uri) {
+        StringBuilder out = new StringBuilder();
+        if (uri.getScheme() != null) {
+            out.append(uri.getScheme()).append(':');
+        }
+        String authority = uri.getRawAuthority();
+        if (authority != null) {
+            int at = authority.lastIndexOf('@');
+            out.append("//").append(at >= 0 ? "***@" + authority.substring(at + 1) : authority);
+            if (uri.getRawPath() != null) {
+                out.append(uri.getRawPath());
+            }
+        } else if (uri.isOpaque()) {
+            return out.append("***").toString(); // no structure to tell a secret from a host by
+        }
+        if (uri.getRawQuery() != null) {
+            out.append('?').append(uri.getRawQuery().replaceAll("=[^&]*", "=***"));
+        }
+        return out.toString();
+    }
+
+    // URI.getUserInfo() would decode too, but also accepts malformed escapes silently; decode by
+    // hand so that a bad escape is an error whose message cannot contain the secret.
+    private static String decode(String raw, String shown) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (int i = 0; i < raw.length(); i++) {
+            char c = raw.charAt(i);
+            if (c == '%') {
+                int hi = i + 2 < raw.length() ? Character.digit(raw.charAt(i + 1), 16) : -1;
+                int lo = i + 2 < raw.length() ? Character.digit(raw.charAt(i + 2), 16) : -1;
+                if (hi < 0 || lo < 0) {
+                    throw new IllegalArgumentException("Redis URI '" + shown + "' has a malformed %-escape");
+                }
+                out.write(hi * 16 + lo);
+                i += 2;
+            } else {
+                out.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        return out.toString(StandardCharsets.UTF_8);
+    }
+
+    private static String emptyToNull(String s) {
+        return s == null || s.isEmpty() ? null : s;
+    }
+}

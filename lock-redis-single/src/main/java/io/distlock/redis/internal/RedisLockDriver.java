@@ -1,0 +1,99 @@
+package io.distlock.redis.internal;
+
+import io.distlock.spi.Attempt;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockRequest;
+import io.distlock.spi.Renewal;
+import io.distlock.spi.Watch;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The single-Redis {@link LockDriver}: every operation is one script on one {@link RedisNode}.
+ * Waiting, validity and renewal scheduling are the engine's.
+ *
+ * <p>The fencing token is the lock's {@code INCR} counter. It is best effort: it increases only as
+ * long as Redis keeps the counter (a restart without persistence, a failover before replication or
+ * an eviction resets it), which is why this backend promises {@link io.distlock.Guarantee#EFFICIENCY}.
+ */
+public final class RedisLockDriver implements LockDriver {
+
+    private final RedisNode node;
+
+    /**
+     * @param node the connected node; closed with this driver
+     */
+    public RedisLockDriver(RedisNode node) {
+        this.node = node;
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        RedisNode.Acquired acquired = node.tryAcquire(request.name(), request.ownerToken(), millis(request.leaseTime()));
+        if (acquired.granted()) {
+            return Attempt.granted(new Grant(request, OptionalLong.of(acquired.fence()), null));
+        }
+        return acquired.holderPttlMillis() >= 0
+                ? Attempt.busy(Duration.ofMillis(acquired.holderPttlMillis()))
+                : Attempt.busy();
+    }
+
+    @Override
+    public boolean extend(Grant grant, Duration leaseTime) {
+        return node.extend(grant.name(), grant.ownerToken(), millis(leaseTime));
+    }
+
+    @Override
+    public List<Boolean> extendAll(List<Renewal> renewals) {
+        List<RedisNode.Extension> extensions = new ArrayList<>(renewals.size());
+        for (Renewal renewal : renewals) {
+            extensions.add(new RedisNode.Extension(renewal.grant().name(), renewal.grant().ownerToken(),
+                    millis(renewal.leaseTime())));
+        }
+        return node.extendAll(extensions);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        return node.release(grant.name(), grant.ownerToken());
+    }
+
+    /**
+     * A busy attempt wrote nothing, so only an attempt whose reply was lost can have left the lock
+     * held by this request's token: then compare-and-delete by that token.
+     */
+    @Override
+    public void abandon(LockRequest request, boolean outcomeUnknown) {
+        if (outcomeUnknown) {
+            node.release(request.name(), request.ownerToken());
+        }
+    }
+
+    @Override
+    public Watch watch(String name, Runnable onChange) {
+        return node.watch(name, onChange);
+    }
+
+    @Override
+    public void close() {
+        node.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisLockDriver[" + node.endpoint() + "]";
+    }
+
+    /**
+     * Rounds up to whole milliseconds: the server then holds the lock at least as long as the
+     * engine counts on it, never shorter.
+     */
+    static long millis(Duration leaseTime) {
+        long millis = leaseTime.toMillis();
+        return leaseTime.minusMillis(millis).isZero() ? Math.max(1, millis) : millis + 1;
+    }
+}

@@ -1,0 +1,406 @@
+package io.distlock.redis.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+import io.distlock.spi.Watch;
+
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+import java.util.function.Function;
+
+import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
+import redis.clients.jedis.ClientSetInfoConfig;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * The per-node lock primitive: one Redis server, a small connection pool, the lock scripts and
+ * release notifications. It knows nothing of quorums or waiting; the single-Redis driver uses one
+ * node, Redlock N of them, Redis+WAIT adds a {@code WAIT} through {@link #withConnection}.
+ *
+ * <p><b>Failures</b>, in every method: {@link BackendUnavailableException} (naming
+ * {@code host:port}) when the server cannot be reached or does not answer within the timeouts;
+ * {@link LockException} with the server's message when it answers with an error (a key of the
+ * wrong type, an ACL refusal, bad credentials). No message contains the password.
+ *
+ * <p>Thread-safe. Each operation is one round trip on a pooled connection ({@code EVALSHA}; a
+ * {@code SCRIPT LOAD} only after {@code NOSCRIPT}). A connection found broken (the server
+ * restarted) is replaced and the operation retried once, which is safe because every script is
+ * idempotent for its owner token; a timeout is never retried.
+ */
+public final class RedisNode implements AutoCloseable {
+
+    /** Renewals sent per pipelined round trip; bounds the memory of one batch. */
+    static final int PIPELINE_CHUNK = 4096;
+
+    /**
+     * The outcome of one acquire script.
+     *
+     * @param granted          true if the token now holds the lock
+     * @param fence            the fencing token of the grant (the counter after {@code INCR}), if granted
+     * @param holderPttlMillis if busy, the holder's remaining time in ms ({@code -1}: no expiry)
+     */
+    public record Acquired(boolean granted, long fence, long holderPttlMillis) {
+    }
+
+    /**
+     * One entry of {@link #extendAll}.
+     *
+     * @param name        the lock name
+     * @param ownerToken  the token that must still hold it
+     * @param leaseMillis the new expiry, in ms from now
+     */
+    public record Extension(String name, String ownerToken, long leaseMillis) {
+    }
+
+    private final RedisEndpoint endpoint;
+    private final JedisClientConfig config;
+    private final ConnectionPool pool;
+    private final Duration connectTimeout;
+    private final Duration operationTimeout;
+    private RedisSubscriber subscriber;
+    private volatile boolean closed;
+
+    private RedisNode(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout, int poolSize) {
+        this.endpoint = endpoint;
+        this.connectTimeout = connectTimeout;
+        this.operationTimeout = operationTimeout;
+        DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
+                .connectionTimeoutMillis(millis(connectTimeout))
+                .socketTimeoutMillis(millis(operationTimeout))
+                .user(endpoint.user())
+                .password(endpoint.password())
+                .database(endpoint.database())
+                .autoNegotiateProtocol(false) // the server default, RESP2: no HELLO round trip per connection
+                .clientSetInfoConfig(ClientSetInfoConfig.DISABLED); // no CLIENT SETINFO round trips either
+        if (endpoint.option("clientName") != null) {
+            config.clientName(endpoint.option("clientName"));
+        }
+        this.config = config.build();
+        GenericObjectPoolConfig<Connection> poolConfig = new GenericObjectPoolConfig<>();
+        poolConfig.setMaxTotal(poolSize);
+        poolConfig.setMaxIdle(poolSize);
+        poolConfig.setMinIdle(0);
+        poolConfig.setBlockWhenExhausted(true);
+        poolConfig.setMaxWait(operationTimeout);
+        poolConfig.setTestOnBorrow(false); // a PING per borrow would double the round trips
+        poolConfig.setJmxEnabled(false);
+        this.pool = new ConnectionPool(new HostAndPort(endpoint.host(), endpoint.port()), this.config, poolConfig);
+    }
+
+    /**
+     * Connects and checks the server answers ({@code PING}), authenticated and on the right database.
+     *
+     * @param endpoint         the server
+     * @param connectTimeout   bound on establishing a connection
+     * @param operationTimeout bound on each reply
+     * @param poolSize         most connections held at once
+     * @return the connected node
+     * @throws BackendUnavailableException if the server cannot be reached
+     * @throws LockException               if it refuses the credentials or the database
+     */
+    public static RedisNode connect(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
+                                    int poolSize) {
+        Objects.requireNonNull(endpoint, "endpoint");
+        RedisNode node = new RedisNode(endpoint, connectTimeout, operationTimeout, poolSize);
+        try {
+            node.withConnection("connect", Jedis::ping);
+            return node;
+        } catch (RuntimeException e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    /** @return the server this node talks to */
+    public RedisEndpoint endpoint() {
+        return endpoint;
+    }
+
+    /**
+     * Runs the acquire script: {@code SET lockKey token NX PX leaseMillis}, then {@code INCR} the fence.
+     *
+     * @param name        the lock name
+     * @param ownerToken  the request's owner token
+     * @param leaseMillis the lease time in ms, positive
+     * @return granted with the fence, or busy with the holder's remaining time
+     * @throws LockException if a key has the wrong type (nothing was written)
+     */
+    public Acquired tryAcquire(String name, String ownerToken, long leaseMillis) {
+        Object reply = withConnection("acquire '" + name + "'", jedis -> LockScripts.ACQUIRE.eval(jedis,
+                List.of(LockScripts.lockKey(name), LockScripts.fenceKey(name)),
+                List.of(ownerToken, Long.toString(leaseMillis))));
+        List<?> values = (List<?>) reply;
+        long value = (Long) values.get(1);
+        return (Long) values.get(0) == 1L ? new Acquired(true, value, 0) : new Acquired(false, 0, value);
+    }
+
+    /**
+     * Compare-and-extend: sets the lock's expiry to {@code leaseMillis} if {@code ownerToken} holds it.
+     *
+     * @param name        the lock name
+     * @param ownerToken  the owner token
+     * @param leaseMillis the new lease time in ms, positive
+     * @return true if extended
+     */
+    public boolean extend(String name, String ownerToken, long leaseMillis) {
+        return withConnection("extend '" + name + "'", jedis -> one(LockScripts.EXTEND.eval(jedis,
+                List.of(LockScripts.lockKey(name)), List.of(ownerToken, Long.toString(leaseMillis)))));
+    }
+
+    /**
+     * Extends many locks in one pipelined round trip (per {@value #PIPELINE_CHUNK} entries), each
+     * with the same compare-and-extend as {@link #extend}.
+     *
+     * @param extensions what to extend
+     * @return one result per extension, in order
+     */
+    public List<Boolean> extendAll(List<Extension> extensions) {
+        if (extensions.isEmpty()) {
+            return List.of();
+        }
+        return withConnection("renew " + extensions.size() + " leases", jedis -> {
+            Boolean[] results = new Boolean[extensions.size()];
+            List<Integer> pending = new ArrayList<>(extensions.size());
+            for (int i = 0; i < extensions.size(); i++) {
+                pending.add(i);
+            }
+            for (int round = 0; !pending.isEmpty(); round++) {
+                if (round == 1) {
+                    LockScripts.EXTEND.load(jedis);
+                } else if (round > 1) {
+                    throw new LockException("Redis at " + endpoint + " answers NOSCRIPT right after SCRIPT LOAD");
+                }
+                List<Integer> noScript = new ArrayList<>();
+                for (int from = 0; from < pending.size(); from += PIPELINE_CHUNK) {
+                    List<Integer> chunk = pending.subList(from, Math.min(pending.size(), from + PIPELINE_CHUNK));
+                    extendChunk(jedis, extensions, chunk, results, noScript);
+                }
+                pending = noScript;
+            }
+            return Arrays.asList(results);
+        });
+    }
+
+    private static void extendChunk(Jedis jedis, List<Extension> extensions, List<Integer> indexes,
+                                    Boolean[] results, List<Integer> noScript) {
+        List<Response<Object>> replies = new ArrayList<>(indexes.size());
+        try (Pipeline pipeline = jedis.pipelined()) {
+            for (int i : indexes) {
+                Extension e = extensions.get(i);
+                replies.add(pipeline.evalsha(LockScripts.EXTEND.sha1(), List.of(LockScripts.lockKey(e.name())),
+                        List.of(e.ownerToken(), Long.toString(e.leaseMillis()))));
+            }
+            pipeline.sync();
+        }
+        for (int k = 0; k < indexes.size(); k++) {
+            try {
+                results[indexes.get(k)] = one(replies.get(k).get());
+            } catch (JedisDataException e) {
+                if (!RedisScript.isNoScript(e)) {
+                    throw e;
+                }
+                noScript.add(indexes.get(k));
+            }
+        }
+    }
+
+    /**
+     * Compare-and-delete: deletes the lock if {@code ownerToken} holds it and publishes the release
+     * on the lock's channel, atomically.
+     *
+     * @param name       the lock name
+     * @param ownerToken the owner token
+     * @return true if this call deleted it
+     */
+    public boolean release(String name, String ownerToken) {
+        return withConnection("release '" + name + "'", jedis -> one(LockScripts.RELEASE.eval(jedis,
+                List.of(LockScripts.lockKey(name)), List.of(ownerToken, LockScripts.releaseChannel(name)))));
+    }
+
+    /**
+     * Calls {@code onChange} whenever the lock is released through {@link #release}, and once after
+     * the notification connection recovers from a drop. Shares one subscriber connection and thread
+     * per node, started on first use; returns once the server confirmed the subscription.
+     *
+     * @param name     the lock name
+     * @param onChange cheap, non-blocking listener
+     * @return the handle that stops the notifications
+     */
+    public Watch watch(String name, Runnable onChange) {
+        RedisSubscriber s;
+        synchronized (this) {
+            checkOpen();
+            if (subscriber == null) {
+                subscriber = new RedisSubscriber(endpoint, config, operationTimeout);
+            }
+            s = subscriber;
+        }
+        return s.watch(LockScripts.releaseChannel(name), onChange);
+    }
+
+    /**
+     * Runs {@code action} on a pooled connection, translating Jedis failures into distlock's
+     * exceptions (see the class comment) and retrying once on a connection found broken.
+     *
+     * @param operation what is being done, for messages (no secrets)
+     * @param action    the Redis calls
+     * @param <T>       the result type
+     * @return the action's result
+     */
+    public <T> T withConnection(String operation, Function<Jedis, T> action) {
+        for (boolean retried = false; ; retried = true) {
+            checkOpen();
+            Jedis jedis;
+            try {
+                jedis = new Jedis(pool.getResource()); // closing it returns the connection to the pool
+            } catch (JedisException | IllegalStateException e) {
+                throw translate(operation, e);
+            }
+            try {
+                return action.apply(jedis);
+            } catch (JedisConnectionException e) {
+                if (retried || isTimeout(e) || closed) {
+                    throw translate(operation, e);
+                }
+                // Idle connections die together (a server restart): drop them all, try a fresh one.
+                pool.clear();
+            } catch (JedisException e) {
+                throw translate(operation, e);
+            } finally {
+                jedis.close();
+            }
+        }
+    }
+
+    /** Closes the pool and the subscriber. Idempotent. */
+    @Override
+    public void close() {
+        RedisSubscriber s;
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            s = subscriber;
+        }
+        if (s != null) {
+            s.close();
+        }
+        pool.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisNode[" + endpoint + (closed ? ", closed" : "") + "]";
+    }
+
+    // ---- error mapping --------------------------------------------------------------------
+
+    private RuntimeException translate(String operation, RuntimeException e) {
+        Throwable cause = mentionsPassword(e) ? null : e;
+        String detail = endpoint.redact(describe(e));
+        if (e instanceof JedisConnectionException) {
+            return new BackendUnavailableException(endpoint.endpoint(), "Redis at " + endpoint + " did not answer ("
+                    + operation + "; connect timeout " + connectTimeout.toMillis() + " ms, operation timeout "
+                    + operationTimeout.toMillis() + " ms): " + detail, cause);
+        }
+        if (rootCause(e) instanceof NoSuchElementException) {
+            return new BackendUnavailableException(endpoint.endpoint(), "no connection to Redis at " + endpoint
+                    + " became free within " + operationTimeout.toMillis() + " ms (" + operation
+                    + "; raise the URI option poolSize)", cause);
+        }
+        if (isAuthFailure(e) && endpoint.password() == null) {
+            return new LockException("Redis at " + endpoint + " requires a password (" + operation
+                    + "); put it in the URI: redis://[user]:password@" + endpoint + ": " + detail, cause);
+        }
+        if (isAuthFailure(e)) {
+            return new LockException("Redis at " + endpoint + " refused the credentials"
+                    + (endpoint.user() != null ? " of user '" + endpoint.user() + "'" : "") + " (" + operation + "): "
+                    + detail, cause);
+        }
+        if (e instanceof IllegalStateException) {
+            return new IllegalStateException("the Redis connection to " + endpoint + " is closed (" + operation + ")", cause);
+        }
+        return new LockException("Redis at " + endpoint + " failed to " + operation + ": " + detail, cause);
+    }
+
+    private static boolean isAuthFailure(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            if (t instanceof JedisAccessControlException || message.startsWith("WRONGPASS")
+                    || message.startsWith("NOAUTH") || message.contains("invalid password")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isTimeout(Throwable e) {
+        return rootCause(e) instanceof SocketTimeoutException;
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String describe(Throwable e) {
+        Throwable root = rootCause(e);
+        if (root == e && e.getSuppressed().length > 0) {
+            root = e.getSuppressed()[0]; // Jedis keeps "Connection refused" per address tried here
+        }
+        String message = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        if (root != e && root.getMessage() != null && !message.contains(root.getMessage())) {
+            message += " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        }
+        return message;
+    }
+
+    private boolean mentionsPassword(Throwable e) {
+        if (endpoint.password() == null) {
+            return false;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains(endpoint.password())) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the Redis connection to " + endpoint + " is closed");
+        }
+    }
+
+    private static boolean one(Object reply) {
+        return reply instanceof Long value && value == 1L;
+    }
+
+    private static int millis(Duration d) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, d.toMillis()));
+    }
+}

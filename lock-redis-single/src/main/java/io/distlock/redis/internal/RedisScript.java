@@ -1,0 +1,98 @@
+package io.distlock.redis.internal;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Objects;
+
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * A Lua script run by its SHA-1 ({@code EVALSHA}), loaded into the server's script cache on
+ * demand: a server that answers {@code NOSCRIPT} (restarted, {@code SCRIPT FLUSH}ed, a failover to
+ * a replica that never saw it) gets {@code SCRIPT LOAD} and the call is retried once. The digest
+ * is computed here, so the hot path never pays for a load up front.
+ */
+public final class RedisScript {
+
+    private final String name;
+    private final String source;
+    private final String sha1;
+
+    /**
+     * @param name   a short name for messages
+     * @param source the Lua source
+     */
+    public RedisScript(String name, String source) {
+        this.name = Objects.requireNonNull(name, "name");
+        this.source = Objects.requireNonNull(source, "source");
+        this.sha1 = sha1(source);
+    }
+
+    /** @return the script's name, for messages */
+    public String name() {
+        return name;
+    }
+
+    /** @return the hex SHA-1 of the source, as {@code EVALSHA} wants it */
+    public String sha1() {
+        return sha1;
+    }
+
+    /**
+     * Runs the script on {@code jedis}, loading it first if the server does not know it.
+     *
+     * @param jedis a connection
+     * @param keys  the keys it touches
+     * @param args  its arguments
+     * @return the script's reply
+     * @throws JedisDataException if the script answers an error (for example {@code WRONGTYPE})
+     */
+    public Object eval(Jedis jedis, List<String> keys, List<String> args) {
+        try {
+            return jedis.evalsha(sha1, keys, args);
+        } catch (JedisNoScriptException e) {
+            load(jedis);
+            return jedis.evalsha(sha1, keys, args);
+        }
+    }
+
+    /**
+     * Puts the script into the server's cache ({@code SCRIPT LOAD}).
+     *
+     * @param jedis a connection
+     * @throws IllegalStateException if the server computes another digest (a different Lua or hash)
+     */
+    public void load(Jedis jedis) {
+        String loaded = jedis.scriptLoad(source);
+        if (!sha1.equalsIgnoreCase(loaded)) {
+            throw new IllegalStateException("Redis loaded script " + name + " as " + loaded + ", expected " + sha1);
+        }
+    }
+
+    /**
+     * @param e a failure from a pipelined {@code EVALSHA}
+     * @return true if the server did not know the script
+     */
+    static boolean isNoScript(JedisDataException e) {
+        return e instanceof JedisNoScriptException || String.valueOf(e.getMessage()).startsWith("NOSCRIPT");
+    }
+
+    @Override
+    public String toString() {
+        return "RedisScript[" + name + ", " + sha1 + "]";
+    }
+
+    private static String sha1(String source) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-1").digest(source.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-1 is required of every Java platform", e);
+        }
+    }
+}

@@ -1,0 +1,329 @@
+package io.distlock.redis.internal;
+
+import io.distlock.spi.Watch;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.exceptions.JedisException;
+
+/**
+ * Release notifications from one Redis server: one subscriber connection and one daemon thread,
+ * however many locks and waiters there are. A channel is subscribed when its first listener
+ * arrives and unsubscribed when its last one leaves.
+ *
+ * <p>If the connection drops, the thread reconnects with exponential back-off, subscribes again
+ * and calls every listener once (a release during the outage would otherwise go unheard; a
+ * spurious wake only costs the waiter one attempt). A silently dead connection (a partition
+ * without RST) is not detected: waiters then fall back on the engine's bounded back-off.
+ */
+final class RedisSubscriber implements AutoCloseable {
+
+    /** Always subscribed, so that the connection has a subscription even when no lock is watched. */
+    static final String CONTROL_CHANNEL = "distlock:subscriber";
+
+    private static final long MIN_BACKOFF_MILLIS = 10;
+    private static final long MAX_BACKOFF_MILLIS = 1000;
+
+    private final RedisEndpoint endpoint;
+    private final JedisClientConfig config;
+    private final Duration operationTimeout;
+
+    // Guards everything below; also serializes writes on the subscriber connection, which the
+    // subscriber thread reads from concurrently.
+    private final Object lock = new Object();
+    private final Map<String, Channel> channels = new HashMap<>();
+    private final Set<String> requested = new HashSet<>();
+    private Thread thread;
+    private Jedis connection;
+    private JedisPubSub pubSub;
+    private boolean connecting;
+    private boolean connected;
+    private boolean closed;
+
+    private static final class Channel {
+        final List<Registration> listeners = new CopyOnWriteArrayList<>();
+        boolean confirmed;
+    }
+
+    private final class Registration implements Watch {
+        final String channel;
+        final Runnable listener;
+        final AtomicBoolean open = new AtomicBoolean(true);
+
+        Registration(String channel, Runnable listener) {
+            this.channel = channel;
+            this.listener = listener;
+        }
+
+        @Override
+        public void close() {
+            if (open.compareAndSet(true, false)) {
+                unwatch(this);
+            }
+        }
+    }
+
+    RedisSubscriber(RedisEndpoint endpoint, JedisClientConfig config, Duration operationTimeout) {
+        this.endpoint = endpoint;
+        this.config = config;
+        this.operationTimeout = operationTimeout;
+    }
+
+    /**
+     * Calls {@code listener} on every message on {@code channel} until the returned watch is
+     * closed. Returns once the server has confirmed the subscription (so a release published after
+     * this call is heard), or after the operation timeout if the server does not answer, or at once
+     * if the connection is down (the reconnect will call the listener).
+     */
+    Watch watch(String channel, Runnable listener) {
+        Registration registration = new Registration(channel, listener);
+        synchronized (lock) {
+            if (closed) {
+                throw new IllegalStateException("the Redis subscriber for " + endpoint + " is closed");
+            }
+            Channel ch = channels.computeIfAbsent(channel, c -> new Channel());
+            ch.listeners.add(registration);
+            if (connected && requested.add(channel)) {
+                send(() -> pubSub.subscribe(channel));
+            }
+            startThread();
+            long deadline = System.nanoTime() + operationTimeout.toNanos();
+            while (!ch.confirmed && !closed && (connected || connecting)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    break;
+                }
+                if (!awaitLock(left)) {
+                    break; // interrupted: the caller's wait will report it
+                }
+            }
+        }
+        return registration;
+    }
+
+    private void unwatch(Registration registration) {
+        synchronized (lock) {
+            Channel ch = channels.get(registration.channel);
+            if (ch == null || !ch.listeners.remove(registration) || !ch.listeners.isEmpty()) {
+                return;
+            }
+            channels.remove(registration.channel);
+            if (connected && requested.remove(registration.channel)) {
+                send(() -> pubSub.unsubscribe(registration.channel));
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        Thread running;
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            running = thread;
+            if (connection != null) {
+                // Closing the socket ends the thread's blocking read.
+                closeQuietly(connection);
+            }
+            lock.notifyAll();
+        }
+        if (running != null && running != Thread.currentThread()) {
+            try {
+                running.join(operationTimeout.toMillis() + 1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    // ---- the subscriber thread ------------------------------------------------------------
+
+    private void startThread() {
+        if (thread == null) {
+            connecting = true; // so that the first watch waits for the first connection
+            thread = new Thread(this::run, "distlock-redis-pubsub-" + endpoint);
+            thread.setDaemon(true);
+            thread.start();
+        }
+    }
+
+    private void run() {
+        long backoff = MIN_BACKOFF_MILLIS;
+        boolean reconnect = false;
+        while (true) {
+            Jedis jedis = null;
+            String[] initial;
+            synchronized (lock) {
+                if (closed) {
+                    return;
+                }
+                connecting = true;
+            }
+            try {
+                jedis = new Jedis(new HostAndPort(endpoint.host(), endpoint.port()), config);
+                jedis.ping(); // connects and authenticates, within the connect and socket timeouts
+                JedisPubSub listener = new Listener(reconnect);
+                synchronized (lock) {
+                    if (closed) {
+                        closeQuietly(jedis);
+                        return;
+                    }
+                    connection = jedis;
+                    pubSub = listener;
+                    requested.clear();
+                    requested.addAll(channels.keySet());
+                    List<String> names = new ArrayList<>();
+                    names.add(CONTROL_CHANNEL);
+                    names.addAll(requested);
+                    initial = names.toArray(new String[0]);
+                }
+                backoff = MIN_BACKOFF_MILLIS;
+                jedis.subscribe(listener, initial); // blocks until the connection ends
+            } catch (JedisException | IllegalStateException e) {
+                // Dropped or refused: reconnect below unless closing.
+            } finally {
+                synchronized (lock) {
+                    connecting = false;
+                    connected = false;
+                    connection = null;
+                    pubSub = null;
+                    channels.values().forEach(ch -> ch.confirmed = false);
+                    lock.notifyAll();
+                }
+                if (jedis != null) {
+                    closeQuietly(jedis);
+                }
+            }
+            reconnect = true;
+            synchronized (lock) {
+                if (closed) {
+                    return;
+                }
+                if (!awaitLock(TimeUnit.MILLISECONDS.toNanos(backoff))) {
+                    return;
+                }
+            }
+            backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
+        }
+    }
+
+    /** Runs on the subscriber thread, inside {@code jedis.subscribe}. */
+    private final class Listener extends JedisPubSub {
+        private final boolean reconnect;
+
+        Listener(boolean reconnect) {
+            this.reconnect = reconnect;
+        }
+
+        @Override
+        public void onSubscribe(String channel, int subscribedChannels) {
+            if (CONTROL_CHANNEL.equals(channel)) {
+                synchronized (lock) {
+                    connecting = false;
+                    connected = true;
+                    // Catch up with watches that came and went while the connection was being made.
+                    for (String name : channels.keySet()) {
+                        if (requested.add(name)) {
+                            send(() -> subscribe(name));
+                        }
+                    }
+                    for (String name : new ArrayList<>(requested)) {
+                        if (!channels.containsKey(name)) {
+                            requested.remove(name);
+                            send(() -> unsubscribe(name));
+                        }
+                    }
+                    lock.notifyAll();
+                }
+                if (reconnect) {
+                    notifyAllListeners();
+                }
+                return;
+            }
+            synchronized (lock) {
+                Channel ch = channels.get(channel);
+                if (ch != null) {
+                    ch.confirmed = true;
+                    lock.notifyAll();
+                }
+            }
+        }
+
+        @Override
+        public void onMessage(String channel, String message) {
+            Channel ch;
+            synchronized (lock) {
+                ch = channels.get(channel);
+            }
+            if (ch != null) {
+                ch.listeners.forEach(RedisSubscriber::call);
+            }
+        }
+    }
+
+    private void notifyAllListeners() {
+        List<Registration> all = new ArrayList<>();
+        synchronized (lock) {
+            channels.values().forEach(ch -> all.addAll(ch.listeners));
+        }
+        all.forEach(RedisSubscriber::call);
+    }
+
+    private static void call(Registration registration) {
+        if (!registration.open.get()) {
+            return;
+        }
+        try {
+            registration.listener.run();
+        } catch (RuntimeException e) {
+            // A listener's failure must not end the subscription for everyone else.
+            System.getLogger("io.distlock.redis").log(System.Logger.Level.WARNING,
+                    "a lock change listener failed: " + e, e);
+        }
+    }
+
+    // ---- helpers --------------------------------------------------------------------------
+
+    /** Writes on the subscriber connection; a failure there is the subscriber thread's to handle. */
+    private static void send(Runnable write) {
+        try {
+            write.run();
+        } catch (JedisException e) {
+            // The connection is going down; the thread reconnects and subscribes everything again.
+        }
+    }
+
+    /** Waits on the monitor (held by the caller); false if interrupted, with the flag kept. */
+    private boolean awaitLock(long nanos) {
+        try {
+            TimeUnit.NANOSECONDS.timedWait(lock, nanos);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    private static void closeQuietly(Jedis jedis) {
+        try {
+            jedis.close();
+        } catch (RuntimeException ignored) {
+            // Already broken.
+        }
+    }
+}
