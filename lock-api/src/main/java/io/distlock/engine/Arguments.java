@@ -4,6 +4,7 @@ import io.distlock.DistributedLock;
 import io.distlock.LockClient;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Objects;
 
 /** Validation of what users pass in, with messages that say what was wrong. */
@@ -24,7 +25,7 @@ final class Arguments {
         for (int i = 0; i < name.length(); i++) {
             if (Character.isISOControl(name.charAt(i))) {
                 throw new IllegalArgumentException("lock name has a control character (U+"
-                        + String.format("%04X", (int) name.charAt(i)) + ") at index " + i);
+                        + String.format(Locale.ROOT, "%04X", (int) name.charAt(i)) + ") at index " + i);
             }
         }
         return name;

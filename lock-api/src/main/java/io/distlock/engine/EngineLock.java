@@ -98,6 +98,11 @@ final class EngineLock implements DistributedLock {
                         granted = true;
                         return Optional.of(lease);
                     }
+                    // The grant came with no validity left and was given back. An owner token
+                    // identifies one acquisition: the next attempt gets a fresh one, so a late
+                    // answer to this request can never be taken for the next.
+                    client.abandon(request, false, null);
+                    request = new LockRequest(name, client.newOwnerToken(), leaseTime);
                 }
                 long now = System.nanoTime();
                 if (now - deadline >= 0) {
