@@ -9,5 +9,7 @@ module io.distlock.tck {
     requires awaitility;
 
     exports io.distlock.tck;
+    // JUnit reaches the verification's lifecycle members and its verdict extension reflectively.
+    opens io.distlock.tck to org.junit.platform.commons;
     exports io.distlock.tck.fixtures;
 }

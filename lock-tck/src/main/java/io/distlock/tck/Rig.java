@@ -1,0 +1,228 @@
+package io.distlock.tck;
+
+import io.distlock.BackendDescriptor;
+import io.distlock.LockClient;
+import io.distlock.Lease;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
+
+/**
+ * What one rule's test owns: its environment, its lock name, and every client, lease and thread
+ * it creates, all closed by {@link #close()} so that no test leaks into the next.
+ */
+final class Rig implements AutoCloseable {
+
+    final TestEnvironment env;
+    final String rule;
+    final String name;
+
+    private final Supplier<LockClient> factory;
+    private final List<LockClient> clients = new CopyOnWriteArrayList<>();
+    private final List<Lease> leases = new CopyOnWriteArrayList<>();
+    private final List<Waiter<?>> waiters = new CopyOnWriteArrayList<>();
+    private volatile BackendDescriptor descriptor;
+
+    Rig(TestEnvironment env, String rule, String name, Supplier<LockClient> factory) {
+        this.env = env;
+        this.rule = rule;
+        this.name = name;
+        this.factory = factory;
+    }
+
+    /** @return a fresh client (one "process"), closed after the rule */
+    LockClient client() {
+        LockClient client = Objects.requireNonNull(factory.get(), "newClient() returned null");
+        clients.add(client);
+        if (descriptor == null) {
+            descriptor = Objects.requireNonNull(client.backend(), "LockClient.backend() returned null");
+        }
+        return client;
+    }
+
+    /** Tracks a client the rule opened itself (for example with {@code Locks.connect}). */
+    LockClient track(LockClient client) {
+        clients.add(client);
+        return client;
+    }
+
+    BackendDescriptor backend() {
+        if (descriptor == null) {
+            client();
+        }
+        return descriptor;
+    }
+
+    Optional<BackendDescriptor> descriptorSeen() {
+        return Optional.ofNullable(descriptor);
+    }
+
+    Optional<Lease> track(Optional<Lease> lease) {
+        lease.ifPresent(leases::add);
+        return lease;
+    }
+
+    Lease track(Lease lease) {
+        leases.add(lease);
+        return lease;
+    }
+
+    /** @return the rule's message prefix applied to {@code text} */
+    String msg(String text) {
+        return "[" + rule + "] " + text;
+    }
+
+    /** A single attempt on the rule's lock, which the caller expects to be free. */
+    Lease acquireNow(LockClient client, Duration leaseTime) {
+        return acquireNow(client, name, leaseTime);
+    }
+
+    Lease acquireNow(LockClient client, String lockName, Duration leaseTime) {
+        Optional<Lease> lease = track(client.lock(lockName).tryAcquire(leaseTime));
+        if (lease.isEmpty()) {
+            throw new AssertionError(msg("a single attempt on the free lock '" + lockName + "' found it busy"));
+        }
+        return lease.get();
+    }
+
+    /** Waits up to {@code maxWait} for the rule's lock; fails with {@code why} if it does not come. */
+    Lease acquireWithin(LockClient client, Duration leaseTime, Duration maxWait, String why) throws InterruptedException {
+        Optional<Lease> lease = track(client.lock(name).tryAcquire(leaseTime, maxWait));
+        if (lease.isEmpty()) {
+            throw new AssertionError(msg(why + " (waited " + TestEnvironment.millis(maxWait) + ")"));
+        }
+        return lease.get();
+    }
+
+    /** Waits until {@code lease} reports itself invalid (its validity passed). */
+    void awaitInvalid(Lease lease, String whose) {
+        env.awaitUntil(msg("waiting for " + whose + " lease to expire"), env.shortLease().plus(env.defaultTimeout()), () -> !lease.isValid());
+    }
+
+    /** Work that may block and throw, run on a waiter thread. */
+    @FunctionalInterface
+    interface Action<T> {
+        T run() throws Exception;
+    }
+
+    /** A thread running one action, with its outcome and the moment it finished. */
+    static final class Waiter<T> {
+        final String label;
+        final Thread thread;
+        final CompletableFuture<T> result = new CompletableFuture<>();
+        volatile long finishedAtNanos;
+
+        private Waiter(String label, String rule, Action<T> action) {
+            this.label = label;
+            this.thread = new Thread(() -> {
+                try {
+                    T value = action.run();
+                    finishedAtNanos = System.nanoTime();
+                    result.complete(value);
+                } catch (Throwable t) {
+                    finishedAtNanos = System.nanoTime();
+                    result.completeExceptionally(t);
+                }
+            }, "distlock-tck-" + rule + "-" + label);
+            this.thread.setDaemon(true);
+        }
+    }
+
+    <T> Waiter<T> start(String label, Action<T> action) {
+        Waiter<T> waiter = new Waiter<>(label, rule, action);
+        waiters.add(waiter);
+        waiter.thread.start();
+        return waiter;
+    }
+
+    /** Waits until the waiter's thread is parked (waiting for the lock) or has finished. */
+    void awaitBlocked(Waiter<?> waiter) {
+        env.awaitUntil(msg("waiting for " + waiter.label + " to block waiting for the lock"), () -> {
+            Thread.State state = waiter.thread.getState();
+            return waiter.result.isDone() || state == Thread.State.WAITING || state == Thread.State.TIMED_WAITING;
+        });
+    }
+
+    /**
+     * @return the waiter's value
+     * @throws AssertionError if it did not finish within {@code atMost}, or failed (the failure is the cause)
+     */
+    <T> T outcome(Waiter<T> waiter, Duration atMost) throws InterruptedException {
+        try {
+            return waiter.result.get(atMost.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError(msg(waiter.label + " did not finish within " + TestEnvironment.millis(atMost)), e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof AssertionError) {
+                throw (AssertionError) cause;
+            }
+            throw new AssertionError(msg(waiter.label + " failed: " + cause), cause);
+        }
+    }
+
+    /**
+     * @return what the waiter threw, or null if it returned normally (its value is then tracked if a lease)
+     * @throws AssertionError if it did not finish within {@code atMost}
+     */
+    Throwable failure(Waiter<?> waiter, Duration atMost) throws InterruptedException {
+        try {
+            Object value = waiter.result.get(atMost.toNanos(), TimeUnit.NANOSECONDS);
+            trackValue(value);
+            return null;
+        } catch (TimeoutException e) {
+            throw new AssertionError(msg(waiter.label + " did not finish within " + TestEnvironment.millis(atMost)), e);
+        } catch (ExecutionException e) {
+            return e.getCause();
+        }
+    }
+
+    private void trackValue(Object value) {
+        if (value instanceof Lease) {
+            leases.add((Lease) value);
+        } else if (value instanceof Optional) {
+            ((Optional<?>) value).filter(Lease.class::isInstance).map(Lease.class::cast).ifPresent(leases::add);
+        }
+    }
+
+    /** Stops waiter threads, releases every tracked lease, closes every client; never throws. */
+    @Override
+    public void close() {
+        for (Waiter<?> waiter : waiters) {
+            waiter.thread.interrupt();
+        }
+        for (Waiter<?> waiter : waiters) {
+            try {
+                waiter.thread.join(env.defaultTimeout().toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            if (waiter.result.isDone() && !waiter.result.isCompletedExceptionally()) {
+                trackValue(waiter.result.join());
+            }
+        }
+        for (Lease lease : leases) {
+            try {
+                lease.release();
+            } catch (RuntimeException ignored) {
+                // best effort: the lease expires on its own
+            }
+        }
+        for (LockClient client : clients) {
+            try {
+                client.close();
+            } catch (RuntimeException ignored) {
+                // best effort
+            }
+        }
+    }
+}

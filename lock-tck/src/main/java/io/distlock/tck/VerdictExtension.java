@@ -1,0 +1,181 @@
+package io.distlock.tck;
+
+import io.distlock.BackendDescriptor;
+import io.distlock.Feature;
+
+import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterTestExecutionCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.TestWatcher;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.stream.Collectors;
+
+/**
+ * Writes {@code <reportDir>/<scheme>-verdict.md} after a verification class ran: the backend's
+ * declaration, each rule's result, and the findings (expected weaknesses, such as an efficiency
+ * lock accepting a paused holder's stale write). The report directory is the JUnit configuration
+ * parameter or system property {@value #REPORT_DIR_PROPERTY}, else {@code target/distlock-tck}.
+ */
+final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher, AfterAllCallback {
+
+    static final String REPORT_DIR_PROPERTY = "distlock.tck.reportDir";
+
+    private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(VerdictExtension.class);
+
+    VerdictExtension() {
+    }
+
+    enum Status { PASSED, FAILED, SKIPPED }
+
+    record RuleResult(String rule, String title, Status status, String detail) {
+    }
+
+    /** What one verification class collected; lives in the class-level store. */
+    static final class Verdict {
+        volatile BackendDescriptor descriptor;
+        final ConcurrentLinkedQueue<RuleResult> results = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<String> findings = new ConcurrentLinkedQueue<>();
+    }
+
+    @Override
+    public void afterTestExecution(ExtensionContext context) {
+        Verdict verdict = verdict(context);
+        context.getTestInstance().filter(LockVerification.class::isInstance).map(LockVerification.class::cast)
+                .ifPresent(v -> {
+                    v.descriptorSeen().ifPresent(d -> verdict.descriptor = d);
+                    verdict.findings.addAll(v.findings());
+                });
+    }
+
+    @Override
+    public void testSuccessful(ExtensionContext context) {
+        record(context, Status.PASSED, "");
+    }
+
+    @Override
+    public void testFailed(ExtensionContext context, Throwable cause) {
+        record(context, Status.FAILED, String.valueOf(cause.getMessage()));
+    }
+
+    @Override
+    public void testAborted(ExtensionContext context, Throwable cause) {
+        record(context, Status.SKIPPED, String.valueOf(cause.getMessage()).replaceFirst("^Assumption failed: ", ""));
+    }
+
+    @Override
+    public void testDisabled(ExtensionContext context, Optional<String> reason) {
+        record(context, Status.SKIPPED, reason.orElse("disabled"));
+    }
+
+    private static void record(ExtensionContext context, Status status, String detail) {
+        String display = context.getDisplayName();
+        int space = display.indexOf(' ');
+        String rule = space > 0 ? display.substring(0, space) : display;
+        String title = space > 0 ? display.substring(space + 1) : context.getRequiredTestMethod().getName();
+        verdict(context).results.add(new RuleResult(rule, title, status, detail));
+    }
+
+    @Override
+    public void afterAll(ExtensionContext context) {
+        Verdict verdict = verdict(context);
+        if (verdict.results.isEmpty()) {
+            return;
+        }
+        String scheme = verdict.descriptor != null ? verdict.descriptor.scheme()
+                : "unknown-" + context.getRequiredTestClass().getSimpleName();
+        // A JUnit configuration parameter, else the system property of the same name.
+        String dir = context.getConfigurationParameter(REPORT_DIR_PROPERTY).orElse("target/distlock-tck");
+        Path file = Path.of(dir).resolve(scheme + "-verdict.md");
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, render(verdict, scheme, context.getRequiredTestClass().getName()), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the TCK verdict to " + file, e);
+        }
+    }
+
+    static String render(Verdict verdict, String scheme, String verificationClass) {
+        List<RuleResult> results = new ArrayList<>(verdict.results);
+        results.sort(Comparator.comparing(RuleResult::rule, VerdictExtension::compareRuleIds));
+        BackendDescriptor d = verdict.descriptor;
+        long passed = results.stream().filter(r -> r.status() == Status.PASSED).count();
+        long skipped = results.stream().filter(r -> r.status() == Status.SKIPPED).count();
+        List<String> failed = results.stream().filter(r -> r.status() == Status.FAILED).map(RuleResult::rule).collect(Collectors.toList());
+        String observed;
+        if (!failed.isEmpty()) {
+            observed = "declaration NOT upheld: failed rules " + String.join(", ", failed);
+        } else if (d == null) {
+            observed = "unknown (no client was opened)";
+        } else if (!verdict.findings.isEmpty()) {
+            observed = "EFFICIENCY (no rule failed; see the findings)";
+        } else {
+            observed = d.guarantee() + " (every rule that ran passed)";
+        }
+        StringBuilder s = new StringBuilder();
+        s.append("# distlock TCK verdict: `").append(scheme).append("`\n\n");
+        s.append("- verification: `").append(verificationClass).append("`\n");
+        if (d != null) {
+            s.append("- declared guarantee: **").append(d.guarantee()).append("**\n");
+            s.append("- declared features: ").append(d.features().isEmpty() ? "none"
+                    : d.features().stream().map(Feature::name).collect(Collectors.joining(", "))).append('\n');
+        }
+        s.append("- result: ").append(passed).append(" passed, ").append(failed.size()).append(" failed, ")
+                .append(skipped).append(" skipped\n");
+        s.append("- observed: ").append(observed).append("\n\n");
+        s.append("| rule | | result | detail |\n|---|---|---|---|\n");
+        for (RuleResult r : results) {
+            s.append("| ").append(r.rule()).append(" | ").append(cell(r.title())).append(" | ")
+                    .append(r.status().name().toLowerCase(java.util.Locale.ROOT)).append(" | ")
+                    .append(cell(r.detail())).append(" |\n");
+        }
+        s.append("\n## Findings\n\n");
+        if (verdict.findings.isEmpty()) {
+            s.append("None.\n");
+        } else {
+            verdict.findings.forEach(f -> s.append("- ").append(f.replace("\n", " ")).append('\n'));
+        }
+        return s.toString();
+    }
+
+    private static String cell(String text) {
+        String firstLines = text.lines().limit(3).collect(Collectors.joining(" / "));
+        String shortened = firstLines.length() > 400 ? firstLines.substring(0, 400) + " …" : firstLines;
+        return shortened.replace("|", "\\|");
+    }
+
+    /** Orders "1.2" before "1.10" and "2.1". */
+    static int compareRuleIds(String a, String b) {
+        String[] x = a.split("\\.");
+        String[] y = b.split("\\.");
+        for (int i = 0; i < Math.min(x.length, y.length); i++) {
+            int c;
+            try {
+                c = Integer.compare(Integer.parseInt(x[i]), Integer.parseInt(y[i]));
+            } catch (NumberFormatException e) {
+                c = x[i].compareTo(y[i]);
+            }
+            if (c != 0) {
+                return c;
+            }
+        }
+        return Integer.compare(x.length, y.length);
+    }
+
+    private static Verdict verdict(ExtensionContext context) {
+        ExtensionContext classContext = context;
+        while (classContext.getTestMethod().isPresent() && classContext.getParent().isPresent()) {
+            classContext = classContext.getParent().get();
+        }
+        return classContext.getStore(NAMESPACE).getOrComputeIfAbsent(Verdict.class, k -> new Verdict(), Verdict.class);
+    }
+}

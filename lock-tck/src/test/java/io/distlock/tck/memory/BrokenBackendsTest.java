@@ -1,0 +1,112 @@
+package io.distlock.tck.memory;
+
+import io.distlock.tck.LockVerification;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.platform.engine.TestExecutionResult;
+import org.junit.platform.engine.discovery.DiscoverySelectors;
+import org.junit.platform.testkit.engine.EngineExecutionResults;
+import org.junit.platform.testkit.engine.EngineTestKit;
+import org.junit.platform.testkit.engine.Event;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The TCK is tested too: each deliberately broken backend must fail the rule that names its bug,
+ * with a message that says what went wrong, while the reference passes the same rule.
+ */
+class BrokenBackendsTest {
+
+    @TempDir
+    Path reports;
+
+    static Stream<Arguments> bugs() {
+        return Stream.of(
+                Arguments.of(BrokenVerifications.BlindDelete.class, "required_1_2_releaseTouchesOnlyOwnLease", "blind delete"),
+                Arguments.of(BrokenVerifications.NoExpiry.class, "required_2_2_recoveryAfterHolderStops", "nobody could acquire"),
+                Arguments.of(BrokenVerifications.ConstantOwnerToken.class, "required_1_1_atMostOneValidLease", "overlapping valid leases"),
+                Arguments.of(BrokenVerifications.ConstantOwnerToken.class, "required_1_2_releaseTouchesOnlyOwnLease", "release is not owner-only"),
+                Arguments.of(BrokenVerifications.ConstantOwnerToken.class, "required_1_6_notReentrant", "was granted while the first lease is held"),
+                Arguments.of(BrokenVerifications.NonMonotonicFence.class, "required_1_4_fencingTokensIncrease", "fencing token did not increase"),
+                Arguments.of(BrokenVerifications.LeakedAbandon.class, "required_2_4_interruptedAcquireLeavesNothing", "an interrupted acquire left a request behind"),
+                Arguments.of(BrokenVerifications.LeakedAbandon.class, "required_2_5_timedOutAcquireLeavesNothing", "a timed-out acquire left a request behind"),
+                Arguments.of(BrokenVerifications.EarlyExpiry.class, "required_1_5_remainingNeverOverPromises", "still promised"),
+                Arguments.of(BrokenVerifications.LifoWaiters.class, "optional_2_7_fifoWaiters", "not in the order they started waiting"));
+    }
+
+    @ParameterizedTest(name = "{0} fails {1}")
+    @MethodSource("bugs")
+    void brokenBackendFailsItsRule(Class<? extends LockVerification> broken, String rule, String expectedMessage) throws IOException {
+        EngineExecutionResults results = run(broken, rule);
+
+        List<Event> failed = results.testEvents().failed().list();
+        assertThat(failed).as("failures of %s.%s", broken.getSimpleName(), rule).hasSize(1);
+        Throwable failure = failed.get(0).getRequiredPayload(TestExecutionResult.class).getThrowable().orElseThrow();
+        assertThat(failure).hasMessageContaining(expectedMessage);
+
+        String ruleId = rule.replaceAll("^[a-z]+_(\\d+)_(\\d+)_.*$", "$1.$2");
+        assertThat(failure).hasMessageStartingWith("[" + ruleId + "]");
+        try (Stream<Path> verdicts = Files.list(reports)) {
+            Path verdict = verdicts.filter(p -> p.getFileName().toString().startsWith("broken-")).findFirst().orElseThrow();
+            assertThat(Files.readString(verdict, StandardCharsets.UTF_8))
+                    .contains("| " + ruleId + " |", "| failed |", "declaration NOT upheld: failed rules " + ruleId);
+        }
+
+        EngineExecutionResults reference = run(MemoryReferenceTest.class, rule);
+        assertThat(reference.testEvents().succeeded().count())
+                .as("the reference passes %s: %s", rule, describe(reference))
+                .isEqualTo(1);
+    }
+
+    @Test
+    void honestEfficiencyLockPassesWithAFindingAndSkipsWhatItLacks() throws IOException {
+        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
+                .configurationParameter("distlock.tck.reportDir", reports.toString())
+                .selectors(DiscoverySelectors.selectClass(BrokenVerifications.Efficiency.class))
+                .execute();
+
+        assertThat(results.testEvents().failed().count()).as(describe(results)).isZero();
+        List<String> skipReasons = results.testEvents().skipped().map(e -> e.getPayload(String.class).orElse(""))
+                .collect(Collectors.toList());
+        List<String> abortReasons = results.testEvents().aborted()
+                .map(e -> e.getRequiredPayload(TestExecutionResult.class).getThrowable().map(Throwable::getMessage).orElse(""))
+                .collect(Collectors.toList());
+        assertThat(skipReasons).isEmpty();
+        for (String feature : List.of("FENCING_TOKENS", "LEASE_EXTENSION", "AUTO_RENEWAL", "LOSS_NOTIFICATION", "FIFO_WAITERS", "QUORUM")) {
+            assertThat(abortReasons).anySatisfy(reason ->
+                    assertThat(reason).endsWith("skipped: backend 'memory-efficiency' lacks feature " + feature));
+        }
+
+        String verdict = Files.readString(reports.resolve("memory-efficiency-verdict.md"), StandardCharsets.UTF_8);
+        assertThat(verdict)
+                .contains("declared guarantee: **EFFICIENCY**", "observed: EFFICIENCY", "4.1 client pause",
+                        "| 4.1 | a paused holder's stale write is fenced off | passed |");
+    }
+
+    private EngineExecutionResults run(Class<?> verification, String method) {
+        return EngineTestKit.engine("junit-jupiter")
+                .configurationParameter("distlock.tck.reportDir", reports.toString())
+                .selectors(DiscoverySelectors.selectMethod(verification, method))
+                .execute();
+    }
+
+    private static String describe(EngineExecutionResults results) {
+        return results.testEvents().list().stream()
+                .filter(e -> e.getPayload(TestExecutionResult.class).isPresent())
+                .map(e -> e.getTestDescriptor().getDisplayName() + " -> "
+                        + e.getRequiredPayload(TestExecutionResult.class))
+                .collect(Collectors.joining("\n"));
+    }
+}

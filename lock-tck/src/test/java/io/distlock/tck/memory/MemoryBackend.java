@@ -1,0 +1,132 @@
+package io.distlock.tck.memory;
+
+import io.distlock.BackendDescriptor;
+import io.distlock.BackendUnavailableException;
+import io.distlock.Feature;
+import io.distlock.Guarantee;
+import io.distlock.LockOptions;
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.LockBackend;
+import io.distlock.spi.LockDriver;
+
+import java.net.URI;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * The TCK's in-memory reference backend, {@code memory://<serverName>}: every client of one server
+ * name shares one {@link MemoryServer}. A server whose name starts with {@code down} is unreachable
+ * (it models a stopped server). User info in the URI is accepted and ignored.
+ *
+ * <p>The reference declares CORRECTNESS and every feature except QUORUM. The nested subclasses are
+ * variants, each under its own scheme: deliberately broken ones (one {@link Bug} each, with the
+ * reference's declaration, so that the TCK must catch the lie) and an honest efficiency lock.
+ */
+public class MemoryBackend implements LockBackend {
+
+    static final Set<Feature> ALL_BUT_QUORUM = EnumSet.complementOf(EnumSet.of(Feature.QUORUM));
+
+    private final BackendDescriptor descriptor;
+    private final Bug bug;
+
+    /** The reference backend, scheme {@code memory}. */
+    public MemoryBackend() {
+        this("memory", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NONE);
+    }
+
+    MemoryBackend(String scheme, Guarantee guarantee, Set<Feature> features, Bug bug) {
+        this.descriptor = new BackendDescriptor(scheme, guarantee, features);
+        this.bug = bug;
+    }
+
+    @Override
+    public BackendDescriptor descriptor() {
+        return descriptor;
+    }
+
+    @Override
+    public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
+        String scheme = descriptor.scheme();
+        String usage = "; expected " + scheme + "://<serverName>";
+        if (!scheme.equalsIgnoreCase(uri.getScheme())) {
+            throw new IllegalArgumentException("not a " + scheme + " URI" + usage);
+        }
+        String server = uri.getHost();
+        if (uri.isOpaque() || server == null || server.isEmpty()) {
+            throw new IllegalArgumentException("a " + scheme + " URI needs a server name" + usage);
+        }
+        if (uri.getPort() != -1 || (uri.getRawPath() != null && !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/"))
+                || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+            throw new IllegalArgumentException("a " + scheme + " URI takes no port, path, query or fragment" + usage);
+        }
+        if (server.startsWith("down")) {
+            String endpoint = scheme + "://" + server;
+            throw new BackendUnavailableException(endpoint, "cannot reach " + endpoint + ": the server is down", null);
+        }
+        return new MemoryDriver(MemoryServer.named(scheme, server, bug), bug, descriptor.has(Feature.FENCING_TOKENS));
+    }
+
+    /** An honest efficiency lock: no fencing tokens, no renewal, polling waiters. */
+    public static final class Efficiency extends MemoryBackend {
+        /** Scheme {@code memory-efficiency}. */
+        public Efficiency() {
+            super("memory-efficiency", Guarantee.EFFICIENCY, EnumSet.noneOf(Feature.class), Bug.NONE);
+        }
+    }
+
+    /** Broken: release deletes whoever holds the lock. */
+    public static final class BlindDelete extends MemoryBackend {
+        /** Scheme {@code broken-blind-delete}. */
+        public BlindDelete() {
+            super("broken-blind-delete", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.BLIND_DELETE);
+        }
+    }
+
+    /** Broken: locks never expire. */
+    public static final class NoExpiry extends MemoryBackend {
+        /** Scheme {@code broken-no-expiry}. */
+        public NoExpiry() {
+            super("broken-no-expiry", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NO_EXPIRY);
+        }
+    }
+
+    /** Broken: one constant owner token for every acquisition. */
+    public static final class ConstantOwnerToken extends MemoryBackend {
+        /** Scheme {@code broken-constant-owner}. */
+        public ConstantOwnerToken() {
+            super("broken-constant-owner", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.CONSTANT_OWNER_TOKEN);
+        }
+    }
+
+    /** Broken: fencing tokens start over whenever the lock is free. */
+    public static final class NonMonotonicFence extends MemoryBackend {
+        /** Scheme {@code broken-non-monotonic-fence}. */
+        public NonMonotonicFence() {
+            super("broken-non-monotonic-fence", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NON_MONOTONIC_FENCE);
+        }
+    }
+
+    /** Broken: abandon is a no-op, so interrupted and timed-out waiters leave ghost requests. */
+    public static final class LeakedAbandon extends MemoryBackend {
+        /** Scheme {@code broken-leaked-abandon}. */
+        public LeakedAbandon() {
+            super("broken-leaked-abandon", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LEAKED_ABANDON);
+        }
+    }
+
+    /** Broken: the server honours half the lease time. */
+    public static final class EarlyExpiry extends MemoryBackend {
+        /** Scheme {@code broken-early-expiry}. */
+        public EarlyExpiry() {
+            super("broken-early-expiry", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.EARLY_EXPIRY);
+        }
+    }
+
+    /** Broken: declares FIFO_WAITERS but serves the newest waiter first. */
+    public static final class LifoWaiters extends MemoryBackend {
+        /** Scheme {@code broken-lifo-waiters}. */
+        public LifoWaiters() {
+            super("broken-lifo-waiters", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LIFO_WAITERS);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.distlock.tck.memory;
+
+import io.distlock.spi.Attempt;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockRequest;
+import io.distlock.spi.Watch;
+
+import java.time.Duration;
+
+/** One client's connection to a {@link MemoryServer}. */
+final class MemoryDriver implements LockDriver {
+
+    private static final String CONSTANT_OWNER = "owner";
+
+    private final MemoryServer server;
+    private final Bug bug;
+    private final boolean fencing;
+
+    MemoryDriver(MemoryServer server, Bug bug, boolean fencing) {
+        this.server = server;
+        this.bug = bug;
+        this.fencing = fencing;
+    }
+
+    private String owner(LockRequest request) {
+        return bug == Bug.CONSTANT_OWNER_TOKEN ? CONSTANT_OWNER : request.ownerToken();
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        MemoryServer.Answer answer = server.tryAcquire(request.name(), owner(request), request.leaseTime());
+        if (answer.granted()) {
+            return Attempt.granted(new Grant(request, MemoryServer.token(fencing, answer.fence()), null));
+        }
+        return Attempt.busy(answer.holderRemaining());
+    }
+
+    @Override
+    public boolean extend(Grant grant, Duration leaseTime) {
+        return server.extend(grant.name(), owner(grant.request()), leaseTime);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        return server.release(grant.name(), owner(grant.request()));
+    }
+
+    @Override
+    public void abandon(LockRequest request, boolean outcomeUnknown) {
+        if (bug != Bug.LEAKED_ABANDON) {
+            server.abandon(request.name(), owner(request));
+        }
+    }
+
+    @Override
+    public Watch watch(String name, Runnable onChange) {
+        return server.watch(name, onChange);
+    }
+
+    @Override
+    public void close() {
+        // Nothing to close: the engine released what this client held.
+    }
+}

@@ -1,0 +1,32 @@
+package io.distlock.tck.memory;
+
+import io.distlock.LockClient;
+import io.distlock.Locks;
+import io.distlock.tck.LockVerification;
+
+import java.util.List;
+import java.util.Optional;
+
+/** The reference backend must pass every rule (2.8 is skipped: it has no QUORUM). */
+class MemoryReferenceTest extends LockVerification {
+
+    @Override
+    protected LockClient newClient() {
+        return Locks.connect("memory://reference");
+    }
+
+    @Override
+    protected List<String> malformedUris() {
+        return List.of(
+                "memory://tck:" + SECRET + "@",
+                "memory://tck:" + SECRET + "@reference/some/path",
+                "memory://tck:" + SECRET + "@reference?mode=fast",
+                "memory://tck:" + SECRET + "@reference:6379",
+                "memory:tck:" + SECRET);
+    }
+
+    @Override
+    protected Optional<String> unreachableUri() {
+        return Optional.of("memory://tck:" + SECRET + "@down-reference");
+    }
+}

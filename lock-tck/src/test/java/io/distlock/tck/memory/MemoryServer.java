@@ -1,0 +1,253 @@
+package io.distlock.tck.memory;
+
+import io.distlock.spi.Watch;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An in-memory lock "server" shared by every client that connects to the same
+ * {@code <scheme>://<serverName>}. Each lock name has a FIFO queue of requests; the head of the
+ * queue, once granted, holds the lock (like a ZooKeeper lock's lowest sequential node). A request
+ * keeps its place between the driver's attempts until it is granted or abandoned.
+ *
+ * <p>Time is {@link System#nanoTime()}: a granted head holds until its expiry; then the next request
+ * in line is granted at once (server-side hand-off), with the lease counted from the moment it
+ * collects the grant with its next attempt (or from the hand-off, if it never comes back: a ghost
+ * request holds for one lease time). Every grant takes the next value of one counter: the fencing
+ * token. Listeners are told of every change of a name, and of every expiry (by a timer).
+ *
+ * <p>{@link Bug}s switch one deliberate defect on, for the TCK's self-test.
+ */
+final class MemoryServer {
+
+    private static final ConcurrentHashMap<String, MemoryServer> SERVERS = new ConcurrentHashMap<>();
+
+    /** Creates the server's expiry timer lazily; one daemon thread for all servers. */
+    private static final class Timer {
+        static final ScheduledThreadPoolExecutor INSTANCE = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread thread = new Thread(r, "memory-lock-server-expiry");
+            thread.setDaemon(true);
+            return thread;
+        });
+
+        static {
+            INSTANCE.setRemoveOnCancelPolicy(true);
+        }
+    }
+
+    private static final class Entry {
+        final String owner;
+        final long leaseNanos;
+        boolean granted;
+        boolean claimed;
+        long expiresAt;
+        long fence;
+
+        Entry(String owner, long leaseNanos) {
+            this.owner = owner;
+            this.leaseNanos = leaseNanos;
+        }
+    }
+
+    /** A grant or a busy answer, as the server gives it. */
+    record Answer(boolean granted, long fence, Duration holderRemaining) {
+    }
+
+    private final Bug bug;
+    private final Map<String, Deque<Entry>> queues = new HashMap<>();
+    private final Map<String, Long> perNameCounters = new HashMap<>();
+    private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
+    private long fenceCounter;
+
+    private MemoryServer(Bug bug) {
+        this.bug = bug;
+    }
+
+    static MemoryServer named(String scheme, String serverName, Bug bug) {
+        return SERVERS.computeIfAbsent(scheme + "://" + serverName, k -> new MemoryServer(bug));
+    }
+
+    Answer tryAcquire(String name, String owner, Duration leaseTime) {
+        Answer answer;
+        boolean changed;
+        synchronized (this) {
+            long now = System.nanoTime();
+            changed = settle(name, now);
+            Deque<Entry> queue = queues.computeIfAbsent(name, k -> new ArrayDeque<>());
+            Entry entry = find(queue, owner);
+            if (entry == null) {
+                entry = new Entry(owner, leaseTime.toNanos());
+                queue.addLast(entry);
+                changed |= settle(name, now);
+            }
+            if (entry.granted) {
+                if (!entry.claimed) {
+                    entry.claimed = true;
+                    entry.expiresAt = now + honoured(entry.leaseNanos);
+                    scheduleExpiry(name, entry.expiresAt);
+                }
+                answer = new Answer(true, entry.fence, Duration.ZERO);
+            } else {
+                Entry head = queue.peekFirst();
+                answer = new Answer(false, 0, Duration.ofNanos(Math.max(0, head.expiresAt - now)));
+            }
+        }
+        if (changed) {
+            fire(name);
+        }
+        return answer;
+    }
+
+    boolean extend(String name, String owner, Duration leaseTime) {
+        synchronized (this) {
+            long now = System.nanoTime();
+            settle(name, now);
+            Entry head = head(name);
+            if (head == null || !head.granted || !head.owner.equals(owner)) {
+                return false;
+            }
+            head.expiresAt = now + honoured(leaseTime.toNanos());
+            scheduleExpiry(name, head.expiresAt);
+            return true;
+        }
+    }
+
+    boolean release(String name, String owner) {
+        boolean released;
+        synchronized (this) {
+            long now = System.nanoTime();
+            settle(name, now);
+            Entry head = head(name);
+            released = head != null && head.granted && (head.owner.equals(owner) || bug == Bug.BLIND_DELETE);
+            if (released) {
+                queues.get(name).pollFirst();
+                settle(name, now);
+            }
+        }
+        fire(name);
+        return released;
+    }
+
+    void abandon(String name, String owner) {
+        synchronized (this) {
+            Deque<Entry> queue = queues.get(name);
+            if (queue == null) {
+                return;
+            }
+            Entry entry = find(queue, owner);
+            if (entry == null) {
+                return;
+            }
+            queue.remove(entry);
+            settle(name, System.nanoTime());
+        }
+        fire(name);
+    }
+
+    Watch watch(String name, Runnable onChange) {
+        Set<Runnable> set = listeners.computeIfAbsent(name, k -> new CopyOnWriteArraySet<>());
+        set.add(onChange);
+        return () -> set.remove(onChange);
+    }
+
+    /**
+     * Drops expired holders and grants the next request in line. Guarded by this.
+     *
+     * @return true if anything changed
+     */
+    private boolean settle(String name, long now) {
+        Deque<Entry> queue = queues.get(name);
+        boolean changed = false;
+        while (queue != null) {
+            Entry head = queue.peekFirst();
+            if (head == null) {
+                queues.remove(name);
+                perNameCounters.remove(name);
+                return changed;
+            }
+            if (head.granted) {
+                if (bug != Bug.NO_EXPIRY && now - head.expiresAt >= 0) {
+                    queue.pollFirst();
+                    changed = true;
+                    continue;
+                }
+                return changed;
+            }
+            if (bug == Bug.LIFO_WAITERS && queue.size() > 1) {
+                // The defect: the newest waiter jumps the queue.
+                queue.addFirst(queue.pollLast());
+                head = queue.peekFirst();
+            }
+            head.granted = true;
+            head.fence = nextFence(name);
+            head.expiresAt = now + honoured(head.leaseNanos);
+            scheduleExpiry(name, head.expiresAt);
+            return true;
+        }
+        return changed;
+    }
+
+    private long nextFence(String name) {
+        if (bug == Bug.NON_MONOTONIC_FENCE) {
+            // The defect: a counter kept with the lock's state, so it starts over whenever the lock is free.
+            return perNameCounters.merge(name, 1L, Long::sum);
+        }
+        return ++fenceCounter;
+    }
+
+    private long honoured(long leaseNanos) {
+        return bug == Bug.EARLY_EXPIRY ? leaseNanos / 2 : leaseNanos;
+    }
+
+    private Entry head(String name) {
+        Deque<Entry> queue = queues.get(name);
+        return queue == null ? null : queue.peekFirst();
+    }
+
+    private static Entry find(Deque<Entry> queue, String owner) {
+        for (Entry entry : queue) {
+            if (entry.owner.equals(owner)) {
+                return entry;
+            }
+        }
+        return null;
+    }
+
+    private void scheduleExpiry(String name, long at) {
+        Timer.INSTANCE.schedule(() -> {
+            boolean changed;
+            synchronized (this) {
+                changed = settle(name, System.nanoTime());
+            }
+            if (changed) {
+                fire(name);
+            }
+        }, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
+    }
+
+    private void fire(String name) {
+        Set<Runnable> set = listeners.get(name);
+        if (set == null) {
+            return;
+        }
+        List<Runnable> snapshot = new ArrayList<>(set);
+        snapshot.forEach(Runnable::run);
+    }
+
+    /** For the driver: the grant's fencing token as the contract wants it. */
+    static OptionalLong token(boolean fencing, long fence) {
+        return fencing ? OptionalLong.of(fence) : OptionalLong.empty();
+    }
+}
