@@ -7,6 +7,8 @@ module io.distlock.tck {
     requires transitive io.distlock;
     requires transitive org.junit.jupiter.api;
     requires awaitility;
+    requires static testcontainers;
+    requires static com.github.dockerjava.api;
 
     exports io.distlock.tck;
     // JUnit reaches the verification's lifecycle members and its verdict extension reflectively.
