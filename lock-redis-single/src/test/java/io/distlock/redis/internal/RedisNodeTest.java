@@ -1,0 +1,197 @@
+package io.distlock.redis.internal;
+
+import static java.util.concurrent.TimeUnit.SECONDS;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.distlock.spi.Attempt;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockRequest;
+import io.distlock.spi.Renewal;
+import io.distlock.spi.Watch;
+import io.distlock.tck.fixtures.RedisServer;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The per-node primitive and the single-Redis driver, below the engine. */
+class RedisNodeTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private RedisServer redis;
+    private RedisNode node;
+    private RedisLockDriver driver;
+
+    @BeforeEach
+    void start() {
+        redis = RedisServer.start();
+        node = RedisNode.connect(RedisEndpoint.parse(URI.create(redis.uri()), RedisEndpoint.OPTIONS),
+                Duration.ofSeconds(1), Duration.ofSeconds(2), 4);
+        driver = new RedisLockDriver(node);
+    }
+
+    @AfterEach
+    void stop() {
+        driver.close();
+        redis.close();
+    }
+
+    @Test
+    void busyAttemptsCarryTheHoldersRemainingTime() {
+        assertThat(driver.tryAcquire(request("a", "t1")).isGranted()).isTrue();
+        Attempt busy = driver.tryAcquire(request("a", "t2"));
+        assertThat(busy.isGranted()).isFalse();
+        assertThat(busy.retryAfter()).hasValueSatisfying(d -> assertThat(d).isBetween(Duration.ofSeconds(29), LEASE));
+
+        redis.call("SET", "distlock:{forever}", "someone");
+        assertThat(driver.tryAcquire(request("forever", "t3")).retryAfter()).as("no expiry: no hint").isEmpty();
+    }
+
+    @Test
+    void theSameRequestRetriedAfterALostReplyIsGrantedAgainWithANewFence() {
+        LockRequest request = request("retried", "token-1");
+        long first = driver.tryAcquire(request).grant().fencingToken().getAsLong();
+        long second = driver.tryAcquire(request).grant().fencingToken().getAsLong();
+        assertThat(second).isGreaterThan(first);
+        assertThat(driver.tryAcquire(request("retried", "token-2")).isGranted()).isFalse();
+    }
+
+    @Test
+    void releaseAndExtendTouchOnlyTheOwnersLock() {
+        Grant mine = driver.tryAcquire(request("owned", "mine")).grant();
+        Grant stale = new Grant(request("owned", "theirs"), OptionalLong.of(0), null);
+        assertThat(driver.extend(stale, LEASE)).isFalse();
+        assertThat(driver.release(stale)).isFalse();
+        assertThat(redis.call("GET", "distlock:{owned}")).isEqualTo("mine");
+
+        assertThat(driver.extend(mine, Duration.ofSeconds(60))).isTrue();
+        assertThat((Long) redis.call("PTTL", "distlock:{owned}")).isGreaterThan(30_000L);
+        assertThat(driver.release(mine)).isTrue();
+        assertThat(driver.release(mine)).isFalse();
+        assertThat(driver.extend(mine, LEASE)).isFalse();
+    }
+
+    @Test
+    void abandonCleansUpOnlyWhenTheOutcomeIsUnknown() {
+        LockRequest request = request("abandoned", "lost-reply");
+        driver.tryAcquire(request);
+        driver.abandon(request, false);
+        assertThat(redis.call("EXISTS", "distlock:{abandoned}")).as("a busy attempt wrote nothing").isEqualTo(1L);
+        driver.abandon(request, true);
+        assertThat(redis.call("EXISTS", "distlock:{abandoned}")).isEqualTo(0L);
+        driver.abandon(request("never-written", "x"), true); // nothing there: no error
+    }
+
+    @Test
+    void scriptFlushMidRunIsRecoveredByReloading() {
+        Grant grant = driver.tryAcquire(request("flushed", "t1")).grant();
+        redis.call("SCRIPT", "FLUSH");
+        assertThat(driver.extend(grant, LEASE)).isTrue();
+        redis.call("SCRIPT", "FLUSH");
+        assertThat(driver.extendAll(List.of(new Renewal(grant, LEASE)))).containsExactly(true);
+        redis.call("SCRIPT", "FLUSH");
+        assertThat(driver.release(grant)).isTrue();
+        redis.call("SCRIPT", "FLUSH");
+        assertThat(driver.tryAcquire(request("flushed", "t2")).isGranted()).isTrue();
+    }
+
+    @Test
+    void extendAllRenewsAThousandLeasesInOnePipelineAndReportsEachInOrder() {
+        List<Renewal> renewals = new ArrayList<>();
+        for (int i = 0; i < 1000; i++) {
+            Grant grant = driver.tryAcquire(request("bulk-" + i, "owner-" + i)).grant();
+            // Every tenth renewal carries someone else's token: it must fail, alone.
+            renewals.add(new Renewal(i % 10 == 0 ? new Grant(request("bulk-" + i, "intruder"), OptionalLong.empty(), null)
+                    : grant, Duration.ofSeconds(90)));
+        }
+        redis.call("SCRIPT", "FLUSH"); // the batch meets NOSCRIPT: one SCRIPT LOAD, one re-sent batch
+        long loadsBefore = commandCalls("script|load");
+        long evalshaBefore = commandCalls("evalsha");
+
+        List<Boolean> results = driver.extendAll(renewals);
+
+        assertThat(results).hasSize(1000);
+        for (int i = 0; i < 1000; i++) {
+            assertThat(results.get(i)).as("renewal %d", i).isEqualTo(i % 10 != 0);
+            long pttl = (Long) redis.call("PTTL", "distlock:{bulk-" + i + "}");
+            assertThat(pttl).as("lease %d", i).isBetween(i % 10 == 0 ? 0L : 60_001L, i % 10 == 0 ? 30_000L : 90_000L);
+        }
+        assertThat(commandCalls("script|load") - loadsBefore).isEqualTo(1);
+        assertThat(commandCalls("evalsha") - evalshaBefore).isEqualTo(2000);
+        assertThat(driver.extendAll(List.of())).isEmpty();
+    }
+
+    @Test
+    void releasesWakeWatchersOverOneSharedSubscriberConnection() {
+        AtomicInteger wakes = new AtomicInteger();
+        List<Watch> watches = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            watches.add(driver.watch("watched-" + (i % 10), wakes::incrementAndGet));
+        }
+        assertThat(subscriberConnections()).isEqualTo(1);
+        assertThat(subscribers("distlock:released:{watched-3}")).as("subscribed once per lock").isEqualTo(1L);
+
+        Grant grant = driver.tryAcquire(request("watched-3", "t")).grant();
+        driver.release(grant);
+        await().atMost(5, SECONDS).until(() -> wakes.get() == 5);
+
+        watches.forEach(Watch::close);
+        watches.get(0).close(); // idempotent
+        await().atMost(5, SECONDS).until(() -> subscribers("distlock:released:{watched-3}") == 0L);
+        assertThat(subscriberConnections()).as("the connection stays for later watchers").isEqualTo(1);
+    }
+
+    @Test
+    void aDroppedSubscriberReconnectsResubscribesAndWakesEveryWatcherOnce() {
+        AtomicInteger wakes = new AtomicInteger();
+        Watch a = driver.watch("reconnect-a", wakes::incrementAndGet);
+        Watch b = driver.watch("reconnect-b", wakes::incrementAndGet);
+        redis.kill();
+        redis.restart();
+        await().atMost(10, SECONDS).until(() -> wakes.get() == 2);
+        await().atMost(5, SECONDS).until(() -> subscribers("distlock:released:{reconnect-a}") == 1L);
+
+        Grant grant = driver.tryAcquire(request("reconnect-a", "t")).grant();
+        driver.release(grant);
+        await().atMost(5, SECONDS).until(() -> wakes.get() == 3);
+        a.close();
+        b.close();
+    }
+
+    @Test
+    void aClosedNodeRefusesWork() {
+        driver.close();
+        driver.close();
+        assertThatThrownBy(() -> driver.tryAcquire(request("closed", "t")))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining(redis.endpoint());
+        assertThatThrownBy(() -> driver.watch("closed", () -> { })).isInstanceOf(IllegalStateException.class);
+    }
+
+    private static LockRequest request(String name, String token) {
+        return new LockRequest(name, token, LEASE);
+    }
+
+    private long subscribers(String channel) {
+        return (Long) ((List<?>) redis.call("PUBSUB", "NUMSUB", channel)).get(1);
+    }
+
+    private long subscriberConnections() {
+        return ((String) redis.call("CLIENT", "LIST")).lines().filter(line -> line.contains(" flags=P ")).count();
+    }
+
+    private long commandCalls(String command) {
+        String stats = (String) redis.call("INFO", "commandstats");
+        return stats.lines().filter(line -> line.startsWith("cmdstat_" + command + ":")).findFirst()
+                .map(line -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))).orElse(0L);
+    }
+}
