@@ -4,9 +4,11 @@ import io.distlock.spi.Attempt;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
+import io.distlock.spi.Renewal;
 import io.distlock.spi.Watch;
 
 import java.time.Duration;
+import java.util.List;
 
 /** One client's connection to a {@link MemoryServer}. */
 final class MemoryDriver implements LockDriver {
@@ -39,6 +41,14 @@ final class MemoryDriver implements LockDriver {
     @Override
     public boolean extend(Grant grant, Duration leaseTime) {
         return server.extend(grant.name(), owner(grant.request()), leaseTime);
+    }
+
+    /** One "round trip" for the whole batch, as a pipelining driver would send it. */
+    @Override
+    public List<Boolean> extendAll(List<Renewal> renewals) {
+        server.renewalBatches.incrementAndGet();
+        server.renewedLeases.addAndGet(renewals.size());
+        return LockDriver.super.extendAll(renewals);
     }
 
     @Override

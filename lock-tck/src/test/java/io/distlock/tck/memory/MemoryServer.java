@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +71,10 @@ final class MemoryServer {
     private final Map<String, Long> perNameCounters = new HashMap<>();
     private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
     private long fenceCounter;
+
+    /** Batched renewals received ({@code extendAll} calls) and the leases they carried, for engine tests. */
+    final AtomicLong renewalBatches = new AtomicLong();
+    final AtomicLong renewedLeases = new AtomicLong();
 
     private MemoryServer(Bug bug) {
         this.bug = bug;
