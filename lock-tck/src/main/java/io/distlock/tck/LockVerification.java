@@ -89,6 +89,7 @@ public abstract class LockVerification {
 
     private Rig rig;
     private final List<String> findings = new CopyOnWriteArrayList<>();
+    private final List<String> notes = new CopyOnWriteArrayList<>();
 
     /** For subclasses. */
     protected LockVerification() {
@@ -175,6 +176,11 @@ public abstract class LockVerification {
         return List.copyOf(findings);
     }
 
+    /** What a passing rule measured (the size of a contention history), for the verdict. */
+    List<String> notes() {
+        return List.copyOf(notes);
+    }
+
     private TestEnvironment env() {
         return rig.env;
     }
@@ -203,6 +209,8 @@ public abstract class LockVerification {
         List<HistoryChecker.Violation> violations = HistoryChecker.overlappingLeases(history);
         assertTrue(violations.isEmpty(), () -> msg(violations.size() + " overlapping valid leases in " + history
                 + ":\n" + HistoryChecker.describe(violations, 5)));
+        notes.add("checked " + history.acquisitions() + " grants to " + history.distinctHolders() + " of "
+                + env().contentionClients() + " clients (" + env().contentionRounds() + " rounds each)");
     }
 
     /**
@@ -297,6 +305,7 @@ public abstract class LockVerification {
         List<HistoryChecker.Violation> violations = HistoryChecker.fencingOrder(history);
         assertTrue(violations.isEmpty(), () -> msg(violations.size() + " fencing-order violations under contention in "
                 + history + ":\n" + HistoryChecker.describe(violations, 5)));
+        notes.add(tokens.size() + " sequential grants, then " + history.acquisitions() + " contended grants in order");
     }
 
     private long token(Lease lease) {
@@ -378,6 +387,7 @@ public abstract class LockVerification {
         assertTrue(violations.isEmpty(), () -> msg(violations.size() + " writes of valid holders were rejected by "
                 + resource + " in " + history + ":\n" + HistoryChecker.describe(violations, 5)));
         assertTrue(resource.accepted() > 0, msg("no write was accepted at all: " + resource));
+        notes.add(resource.accepted() + " fenced writes by " + history.distinctHolders() + " clients accepted");
     }
 
     /** Rule 1.8 (see SPEC.md). */

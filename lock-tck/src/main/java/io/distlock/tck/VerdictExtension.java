@@ -59,7 +59,9 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
 
     @Override
     public void testSuccessful(ExtensionContext context) {
-        record(context, Status.PASSED, "");
+        String notes = context.getTestInstance().filter(LockVerification.class::isInstance)
+                .map(v -> String.join("; ", ((LockVerification) v).notes())).orElse("");
+        record(context, Status.PASSED, notes);
     }
 
     @Override
