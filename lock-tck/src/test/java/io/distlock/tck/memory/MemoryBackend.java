@@ -63,7 +63,7 @@ public class MemoryBackend implements LockBackend {
             String endpoint = scheme + "://" + server;
             throw new BackendUnavailableException(endpoint, "cannot reach " + endpoint + ": the server is down", null);
         }
-        return new MemoryDriver(MemoryServer.named(scheme, server, bug), bug, descriptor.has(Feature.FENCING_TOKENS));
+        return new MemoryDriver(MemoryServer.named(scheme, server, bug), bug, descriptor.has(Feature.FENCING_TOKENS), context);
     }
 
     /** An honest efficiency lock: no fencing tokens, no renewal, polling waiters. */

@@ -1,6 +1,8 @@
 package io.distlock.tck.memory;
 
+import io.distlock.Lease;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.DriverContext;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
@@ -18,9 +20,11 @@ final class MemoryDriver implements LockDriver {
     private final MemoryServer server;
     private final Bug bug;
     private final boolean fencing;
+    private final DriverContext context;
 
-    MemoryDriver(MemoryServer server, Bug bug, boolean fencing) {
+    MemoryDriver(MemoryServer server, Bug bug, boolean fencing, DriverContext context) {
         this.server = server;
+        this.context = context;
         this.bug = bug;
         this.fencing = fencing;
     }
@@ -33,7 +37,9 @@ final class MemoryDriver implements LockDriver {
     public Attempt tryAcquire(LockRequest request) {
         MemoryServer.Answer answer = server.tryAcquire(request.name(), owner(request), request.leaseTime());
         if (answer.granted()) {
-            return Attempt.granted(new Grant(request, MemoryServer.token(fencing, answer.fence()), null));
+            Grant grant = new Grant(request, MemoryServer.token(fencing, answer.fence()), null);
+            server.onRevoke(owner(request), () -> context.leaseLost(grant, Lease.LossReason.BACKEND_LOST));
+            return Attempt.granted(grant);
         }
         return Attempt.busy(answer.holderRemaining());
     }
@@ -53,6 +59,7 @@ final class MemoryDriver implements LockDriver {
 
     @Override
     public boolean release(Grant grant) {
+        server.forget(owner(grant.request()));
         return server.release(grant.name(), owner(grant.request()));
     }
 

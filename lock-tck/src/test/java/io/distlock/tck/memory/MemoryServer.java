@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -72,6 +73,12 @@ final class MemoryServer {
     private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
     private long fenceCounter;
 
+    /** While set, every acquire reply waits for this gate after the server has decided (a slow network). */
+    private volatile CountDownLatch replyGate;
+    private volatile CountDownLatch replyHeld;
+    /** Owner token → what its driver does when the server drops that owner's grant on its own. */
+    private final Map<String, Runnable> revocationListeners = new ConcurrentHashMap<>();
+
     /** Batched renewals received ({@code extendAll} calls) and the leases they carried, for engine tests. */
     final AtomicLong renewalBatches = new AtomicLong();
     final AtomicLong renewedLeases = new AtomicLong();
@@ -112,7 +119,72 @@ final class MemoryServer {
         if (changed) {
             fire(name);
         }
+        CountDownLatch gate = replyGate;
+        if (gate != null) {
+            replyHeld.countDown();
+            awaitUninterruptibly(gate); // a reply on the wire does not care about the caller's interrupt
+        }
         return answer;
+    }
+
+    /**
+     * Holds every acquire reply, after the server has decided, until {@code gate} opens.
+     *
+     * @return a latch that opens when a reply is being held
+     */
+    CountDownLatch holdRepliesUntil(CountDownLatch gate) {
+        replyHeld = new CountDownLatch(1);
+        replyGate = gate;
+        return replyHeld;
+    }
+
+    void stopHoldingReplies() {
+        CountDownLatch gate = replyGate;
+        replyGate = null;
+        if (gate != null) {
+            gate.countDown();
+        }
+    }
+
+    private static void awaitUninterruptibly(CountDownLatch latch) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                latch.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    void onRevoke(String owner, Runnable listener) {
+        revocationListeners.put(owner, listener);
+    }
+
+    void forget(String owner) {
+        revocationListeners.remove(owner);
+    }
+
+    /** Drops the current holder of {@code name} on the server's own initiative (a session expiry) and tells it. */
+    void revoke(String name) {
+        Entry head;
+        synchronized (this) {
+            head = head(name);
+            if (head == null || !head.granted) {
+                return;
+            }
+            queues.get(name).pollFirst();
+            settle(name, System.nanoTime());
+        }
+        Runnable listener = revocationListeners.remove(head.owner);
+        if (listener != null) {
+            listener.run();
+        }
+        fire(name);
     }
 
     boolean extend(String name, String owner, Duration leaseTime) {
