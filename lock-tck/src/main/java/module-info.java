@@ -11,7 +11,8 @@ module io.distlock.tck {
     requires static com.github.dockerjava.api;
 
     exports io.distlock.tck;
-    // JUnit reaches the verification's lifecycle members and its verdict extension reflectively.
+    // JUnit reaches the verification (its rule methods live in package-private classes), its
+    // lifecycle members and its verdict extension reflectively.
     opens io.distlock.tck to org.junit.platform.commons;
     exports io.distlock.tck.fixtures;
 }

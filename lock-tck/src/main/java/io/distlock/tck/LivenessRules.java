@@ -1,0 +1,239 @@
+package io.distlock.tck;
+
+import io.distlock.DistributedLock;
+import io.distlock.Feature;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Group 2 of {@code lock-tck/SPEC.md}, liveness: hand-off after release, recovery after a holder
+ * stops, {@code maxWait}, interrupted and timed-out acquires, distinct names, FIFO waiters, and a
+ * minority of nodes down. A link of the chain that ends in {@link LockVerification} (see
+ * {@link VerificationSupport}).
+ */
+abstract class LivenessRules extends SafetyRules {
+
+    /**
+     * Rule 2.1 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("2.1 a waiter gets the lock soon after release")
+    public void required_2_1_handOffAfterRelease() throws InterruptedException {
+        Lease holder = rig.acquireNow(rig.client(), env().longLease());
+        DistributedLock lock = rig.client().lock(rig.name);
+        Rig.Waiter<Optional<Lease>> waiter = rig.start("waiter",
+                () -> rig.track(lock.tryAcquire(env().longLease(), env().defaultTimeout().plus(env().handOffTimeout()))));
+        rig.awaitBlocked(waiter);
+        if (waiter.result.isDone()) {
+            fail(msg("the waiter returned " + rig.outcome(waiter, Duration.ZERO) + " while the holder still held the lock"));
+        }
+
+        long released = System.nanoTime();
+        holder.release();
+        Optional<Lease> got = rig.outcome(waiter, env().defaultTimeout().plus(env().handOffTimeout()));
+        assertTrue(got.isPresent(), msg("the waiter did not get the lock after the holder released it"));
+        Duration handOff = Duration.ofNanos(waiter.finishedAtNanos - released);
+        assertTrue(handOff.compareTo(env().handOffTimeout()) <= 0, msg("the waiter got the lock "
+                + TestEnvironment.millis(handOff) + " after the release; at most "
+                + TestEnvironment.millis(env().handOffTimeout()) + " expected"));
+    }
+
+    /**
+     * Rule 2.2 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("2.2 the lock recovers after a holder stops without releasing")
+    public void required_2_2_recoveryAfterHolderStops() throws InterruptedException {
+        LockClient a = rig.client(); // stays open: the holder just stops
+        LockClient b = rig.client();
+        long beforeA = System.nanoTime();
+        Lease leaseA = rig.acquireNow(a, env().shortLease());
+        long promiseA = System.nanoTime() + leaseA.remaining().toNanos();
+
+        Duration maxWait = env().shortLease().plus(env().defaultTimeout());
+        Optional<Lease> leaseB = rig.track(b.lock(rig.name).tryAcquire(env().shortLease(), maxWait));
+        long gotB = System.nanoTime();
+        assertTrue(leaseB.isPresent(), msg("nobody could acquire the lock within " + TestEnvironment.millis(maxWait)
+                + " after a holder with a lease of " + TestEnvironment.millis(env().shortLease()) + " stopped"));
+        assertTrue(gotB - promiseA >= 0, msg("B acquired while A's lease was still valid"));
+        Duration recovery = Duration.ofNanos(gotB - beforeA).minus(env().shortLease());
+        assertTrue(recovery.compareTo(env().handOffTimeout()) <= 0, msg("B acquired " + TestEnvironment.millis(recovery)
+                + " after A's lease time ended; at most " + TestEnvironment.millis(env().handOffTimeout()) + " expected"));
+    }
+
+    /**
+     * Rule 2.3 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("2.3 maxWait is honoured")
+    public void required_2_3_maxWaitHonoured() throws InterruptedException {
+        rig.acquireNow(rig.client(), env().longLease());
+        DistributedLock lock = rig.client().lock(rig.name);
+        Duration maxWait = env().shortWait();
+        long start = System.nanoTime();
+        Optional<Lease> got = rig.track(lock.tryAcquire(env().shortLease(), maxWait));
+        Duration took = TestEnvironment.since(start);
+        assertTrue(got.isEmpty(), msg("acquired a lock that another client holds"));
+        assertTrue(took.compareTo(maxWait) >= 0, msg("gave up after " + TestEnvironment.millis(took)
+                + ", before maxWait " + TestEnvironment.millis(maxWait)));
+        assertTrue(took.compareTo(maxWait.plus(env().tolerance())) <= 0, msg("returned " + TestEnvironment.millis(took)
+                + " after the call, more than maxWait " + TestEnvironment.millis(maxWait) + " + tolerance "
+                + TestEnvironment.millis(env().tolerance())));
+    }
+
+    /**
+     * Rule 2.4 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("2.4 an interrupted acquire throws promptly and leaves nothing held")
+    public void required_2_4_interruptedAcquireLeavesNothing() throws InterruptedException {
+        Lease holder = rig.acquireNow(rig.client(), env().longLease());
+        DistributedLock forever = rig.client().lock(rig.name);
+        DistributedLock bounded = rig.client().lock(rig.name);
+        Rig.Waiter<Lease> acquiring = rig.start("acquire", () -> rig.track(forever.acquire(env().shortLease())));
+        Rig.Waiter<Optional<Lease>> trying = rig.start("tryAcquire",
+                () -> rig.track(bounded.tryAcquire(env().shortLease(), env().longLease())));
+        rig.awaitBlocked(acquiring);
+        rig.awaitBlocked(trying);
+
+        long interrupted = System.nanoTime();
+        acquiring.thread.interrupt();
+        trying.thread.interrupt();
+        for (Rig.Waiter<?> waiter : List.of(acquiring, trying)) {
+            Throwable thrown = rig.failure(waiter, env().defaultTimeout());
+            assertTrue(thrown instanceof InterruptedException, msg("an interrupted " + waiter.label
+                    + " did not throw InterruptedException but " + (thrown == null ? "returned normally" : thrown)));
+            Duration took = Duration.ofNanos(waiter.finishedAtNanos - interrupted);
+            assertTrue(took.compareTo(env().tolerance()) <= 0, msg("an interrupted " + waiter.label + " took "
+                    + TestEnvironment.millis(took) + " to throw; at most " + TestEnvironment.millis(env().tolerance())));
+        }
+
+        holder.release();
+        assertTrue(rig.track(rig.client().lock(rig.name).tryAcquire(env().shortLease())).isPresent(),
+                msg("after the holder released, a single attempt found the lock held:"
+                        + " an interrupted acquire left a request behind that was granted to nobody alive"));
+    }
+
+    /**
+     * Rule 2.5 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("2.5 a timed-out acquire leaves nothing held")
+    public void required_2_5_timedOutAcquireLeavesNothing() throws InterruptedException {
+        Lease holder = rig.acquireNow(rig.client(), env().longLease());
+        Optional<Lease> gaveUp = rig.track(rig.client().lock(rig.name).tryAcquire(env().shortLease(), env().shortWait()));
+        assertTrue(gaveUp.isEmpty(), msg("acquired a lock that another client holds"));
+
+        holder.release();
+        assertTrue(rig.track(rig.client().lock(rig.name).tryAcquire(env().shortLease())).isPresent(),
+                msg("after the holder released, a single attempt found the lock held:"
+                        + " a timed-out acquire left a request behind that was granted to nobody alive"));
+    }
+
+    /** Rule 2.6 (see SPEC.md). */
+    @Test
+    @DisplayName("2.6 distinct names do not contend")
+    public void required_2_6_distinctNamesDoNotContend() {
+        LockClient a = rig.client();
+        LockClient b = rig.client();
+        rig.acquireNow(a, env().longLease());
+        String base = rig.name;
+        List<String> others = List.of(base + "-other", base.toUpperCase(Locale.ROOT), "x" + base, base + ":x",
+                base + "/x", base + " x", base + "-ñ", base + "-n", base + "-\u6f22");
+        for (String other : others) {
+            assertTrue(rig.track(b.lock(other).tryAcquire(env().longLease())).isPresent(),
+                    msg("lock '" + other + "' was busy although only '" + base + "' and other distinct names are held"));
+        }
+        String longPrefix = (base + "-").concat("p".repeat(LockClient.MAX_NAME_LENGTH)).substring(0, LockClient.MAX_NAME_LENGTH - 1);
+        rig.acquireNow(a, longPrefix + "a", env().longLease());
+        assertTrue(rig.track(b.lock(longPrefix + "b").tryAcquire(env().longLease())).isPresent(),
+                msg("two names of the maximum length " + LockClient.MAX_NAME_LENGTH
+                        + " that differ only in their last character contend"));
+    }
+
+    /**
+     * Rule 2.7 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("2.7 waiters are served in FIFO order")
+    public void optional_2_7_fifoWaiters() throws InterruptedException {
+        requireFeature(Feature.FIFO_WAITERS);
+        Lease holder = rig.acquireNow(rig.client(), env().longLease());
+        ConcurrentLinkedQueue<Integer> order = new ConcurrentLinkedQueue<>();
+        List<Rig.Waiter<Boolean>> waiters = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            int position = i;
+            DistributedLock lock = rig.client().lock(rig.name);
+            Rig.Waiter<Boolean> waiter = rig.start("waiter-" + i, () -> {
+                Optional<Lease> got = lock.tryAcquire(env().longLease(), env().defaultTimeout().plus(env().defaultTimeout()));
+                got.ifPresent(lease -> {
+                    order.add(position);
+                    lease.release();
+                });
+                return got.isPresent();
+            });
+            rig.awaitBlocked(waiter);
+            waiters.add(waiter);
+        }
+        holder.release();
+        for (Rig.Waiter<Boolean> waiter : waiters) {
+            assertTrue(rig.outcome(waiter, env().defaultTimeout().plus(env().defaultTimeout())),
+                    msg(waiter.label + " never got the lock"));
+        }
+        assertEquals(List.of(0, 1, 2, 3), List.copyOf(order),
+                msg("waiters were served in this order, not in the order they started waiting"));
+    }
+
+    /**
+     * Rule 2.8 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("2.8 a minority of nodes down does not block")
+    @SuppressWarnings("try") // the fault is only closed, never used
+    public void required_2_8_minorityDownDoesNotBlock() throws InterruptedException {
+        requireFeature(Feature.QUORUM);
+        Optional<NodeFaults> faults = nodeFaults();
+        // A declared capability must be proven: a missing hook fails the rule instead of skipping it.
+        assertTrue(faults.isPresent(), msg("backend '" + rig.backend().scheme()
+                + "' declares QUORUM but the verification supplies no nodeFaults() hook to prove it"));
+        LockClient before = rig.client();
+        try (NodeFaults.Fault fault = faults.get().stopMinority()) {
+            LockClient during = rig.client();
+            Lease lease = rig.acquireWithin(before, env().shortLease(), env().defaultTimeout(),
+                    "with a minority of nodes down, a client connected before the fault could not acquire");
+            assertTrue(rig.track(during.lock(rig.name).tryAcquire(env().shortLease())).isEmpty(),
+                    msg("with a minority of nodes down, two clients held the lock at once"));
+            lease.release();
+            rig.acquireWithin(during, env().shortLease(), env().defaultTimeout(),
+                    "with a minority of nodes down, a client connected during the fault could not acquire after a release");
+        }
+    }
+}

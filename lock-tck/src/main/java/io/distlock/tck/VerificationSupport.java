@@ -1,0 +1,85 @@
+package io.distlock.tck;
+
+import io.distlock.BackendDescriptor;
+import io.distlock.Feature;
+import io.distlock.LockClient;
+
+import org.junit.jupiter.api.extension.Extension;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * What every group of rules shares: the per-rule {@link Rig}, the verdict extension, what a rule
+ * leaves for the verdict, and the helpers every group uses.
+ *
+ * <p>The rules live in one package-private class per group of {@code lock-tck/SPEC.md}, chained by
+ * inheritance so that JUnit finds every rule through the author's one subclass:
+ * {@code VerificationSupport} &larr; {@link SafetyRules} (1) &larr; {@link LivenessRules} (2) &larr;
+ * {@link RenewalRules} (3) &larr; {@link FaultRules} (4) &larr; {@link InputRules} (5) &larr;
+ * {@link LockVerification}, the one public class. A rule is a {@code public} test method (it shows
+ * as a member of {@code LockVerification}); everything a rule needs besides is package-private or
+ * private, so a new rule never widens what an author sees.
+ *
+ * <p>Everything public or protected that is not a rule (the hooks, {@code SECRET}, the per-rule
+ * set-up and tear-down) is declared on {@link LockVerification}, where an author looks for it. The
+ * hooks are declared here as well, abstract, only so that the rules can call them.
+ */
+abstract class VerificationSupport {
+
+    /** Writes the verdict after the class (static: it needs the class-level callbacks). */
+    @RegisterExtension
+    static final Extension VERDICT = new VerdictExtension();
+
+    /** The running rule's clients, leases, threads and lock name; set by {@link LockVerification#openRule}. */
+    Rig rig;
+    /** Expected weaknesses a passing rule found (4.1: an efficiency lock's stale write), for the verdict. */
+    final List<String> findings = new CopyOnWriteArrayList<>();
+    /** What a passing rule measured (the size of a contention history), for the verdict. */
+    final List<String> notes = new CopyOnWriteArrayList<>();
+
+    // ------------------------------------------------------------------------------------------
+    // The hooks: documented, with their defaults, on LockVerification
+
+    protected abstract LockClient newClient();
+
+    protected abstract List<String> malformedUris();
+
+    protected abstract Optional<String> unreachableUri();
+
+    protected abstract Optional<NodeFaults> nodeFaults();
+
+    protected abstract TestEnvironment environment();
+
+    // ------------------------------------------------------------------------------------------
+    // For the verdict, and for the rules
+
+    Optional<BackendDescriptor> descriptorSeen() {
+        return rig == null ? Optional.empty() : rig.descriptorSeen();
+    }
+
+    List<String> findings() {
+        return List.copyOf(findings);
+    }
+
+    List<String> notes() {
+        return List.copyOf(notes);
+    }
+
+    TestEnvironment env() {
+        return rig.env;
+    }
+
+    String msg(String text) {
+        return rig.msg(text);
+    }
+
+    void requireFeature(Feature feature) {
+        BackendDescriptor backend = rig.backend();
+        assumeTrue(backend.has(feature), () -> "skipped: backend '" + backend.scheme() + "' lacks feature " + feature);
+    }
+}
