@@ -14,34 +14,37 @@ public final class LockScripts {
     /**
      * Takes the lock. KEYS: lock key, fence key. ARGV: owner token, lease time in ms.
      * Replies {@code {1, fence}} when granted, {@code {0, holder's PTTL}} when busy, or an error
-     * when a key has the wrong type. Every check comes before the first write: an error after the
-     * {@code SET} would leave the lock held by nobody who knows it. A request whose token already
-     * holds the lock (its earlier reply was lost) is granted again, with a new fence.
+     * when a key has the wrong type. The common case costs two commands ({@code SET NX PX},
+     * {@code INCR}); type checks run only once something has failed. A fence that cannot be
+     * incremented undoes the {@code SET} before the error is returned: a grant nobody knows of would
+     * stay held until it expired. A request whose token already holds the lock (its earlier reply
+     * was lost) is granted again, with a new fence.
      */
     public static final RedisScript ACQUIRE = new RedisScript("acquire", String.join("\n",
+            "local function fence()",
+            "  local ok, value = pcall(redis.call, 'INCR', KEYS[2])",
+            "  if ok then return value end",
+            "  local fenceType = redis.call('TYPE', KEYS[2])['ok']",
+            "  local what = fenceType == 'string' and 'a string that is not a counter' or ('a ' .. fenceType)",
+            "  return nil, 'WRONGTYPE distlock: fence key ' .. KEYS[2] .. ' holds ' .. what",
+            "    .. ', not a counter; nothing was written'",
+            "end",
+            "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then",
+            "  local value, err = fence()",
+            "  if value then return {1, value} end",
+            "  redis.call('DEL', KEYS[1])",
+            "  return redis.error_reply(err)",
+            "end",
             "local lockType = redis.call('TYPE', KEYS[1])['ok']",
-            "if lockType ~= 'none' and lockType ~= 'string' then",
+            "if lockType ~= 'string' then",
             "  return redis.error_reply('WRONGTYPE distlock: lock key ' .. KEYS[1] .. ' holds a '",
             "    .. lockType .. ', not a distlock lock; nothing was written')",
             "end",
-            "local fenceType = redis.call('TYPE', KEYS[2])['ok']",
-            "if fenceType ~= 'none' then",
-            "  if fenceType ~= 'string' then",
-            "    return redis.error_reply('WRONGTYPE distlock: fence key ' .. KEYS[2] .. ' holds a '",
-            "      .. fenceType .. ', not a counter; nothing was written')",
-            "  end",
-            "  local fence = redis.call('GET', KEYS[2])",
-            "  if string.len(fence) > 18 or not (fence == '0' or string.match(fence, '^[1-9]%d*$')) then",
-            "    return redis.error_reply('WRONGTYPE distlock: fence key ' .. KEYS[2]",
-            "      .. ' holds a string that is not a counter; nothing was written')",
-            "  end",
-            "end",
-            "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then",
-            "  return {1, redis.call('INCR', KEYS[2])}",
-            "end",
             "if redis.call('GET', KEYS[1]) == ARGV[1] then",
+            "  local value, err = fence()",
+            "  if not value then return redis.error_reply(err) end",
             "  redis.call('PEXPIRE', KEYS[1], ARGV[2])",
-            "  return {1, redis.call('INCR', KEYS[2])}",
+            "  return {1, value}",
             "end",
             "return {0, redis.call('PTTL', KEYS[1])}"));
 
