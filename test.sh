@@ -28,4 +28,7 @@ if ((${#missing[@]})); then
   fi
 fi
 
-exec ./mvnw -B --no-transfer-progress verify "$@"
+# Build and test every module, installing the artifacts into the local repository so that the
+# consumer example can be built the way a user's project is: the BOM imported, no versions.
+./mvnw -B --no-transfer-progress install "$@"
+./mvnw -B --no-transfer-progress -f examples/consumer/pom.xml verify
