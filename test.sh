@@ -32,3 +32,8 @@ fi
 # consumer example can be built the way a user's project is: the BOM imported, no versions.
 ./mvnw -B --no-transfer-progress install "$@"
 ./mvnw -B --no-transfer-progress -f examples/consumer/pom.xml verify
+
+# One closing line over every module's Surefire reports (Maven prints one summary per module).
+find . -path '*/surefire-reports/TEST-*.xml' -print0 | xargs -0 -r head -q -n 2 | grep -o '<testsuite [^>]*>' | awk '
+  { for (i = 1; i <= NF; i++) if (split($i, kv, "=") == 2) { gsub(/[">]/, "", kv[2]); n[kv[1]] += kv[2] } }
+  END { printf "%d passed, %d failed, %d skipped\n", n["tests"] - n["failures"] - n["errors"] - n["skipped"], n["failures"] + n["errors"], n["skipped"] }' || true
