@@ -19,6 +19,9 @@ public record BackendDescriptor(String scheme, Guarantee guarantee, Set<Feature>
     /**
      * Checks the declaration for consistency.
      *
+     * @param scheme    the URI scheme
+     * @param guarantee the guarantee
+     * @param features  the features
      * @throws NullPointerException     if any component is null
      * @throws IllegalArgumentException if the scheme is not a valid lower-case URI scheme, if a
      *                                  {@link Guarantee#CORRECTNESS} backend lacks

@@ -10,8 +10,10 @@ import java.util.Objects;
  * <p>When an acquire fails this way, nothing is left held on the server by that acquire.
  */
 public class BackendUnavailableException extends LockException {
+    /** Serialization version. */
     private static final long serialVersionUID = 1L;
 
+    /** The unreachable endpoint(s), without credentials. */
     private final String endpoint;
 
     /**

@@ -8,6 +8,7 @@ package io.distlock;
  * {@link NullPointerException}).
  */
 public class LockException extends RuntimeException {
+    /** Serialization version. */
     private static final long serialVersionUID = 1L;
 
     /**

@@ -8,9 +8,12 @@ import java.util.Objects;
  * when the scheme is one distlock knows, the artifact that provides it.
  */
 public class NoSuchBackendException extends LockException {
+    /** Serialization version. */
     private static final long serialVersionUID = 1L;
 
+    /** The scheme that was asked for. */
     private final String scheme;
+    /** The schemes of the installed backends. */
     private final List<String> installedSchemes;
 
     /**

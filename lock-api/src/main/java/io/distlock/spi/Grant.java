@@ -12,7 +12,12 @@ import java.util.OptionalLong;
  * @param handle       driver-private state (for example a znode path), or null
  */
 public record Grant(LockRequest request, OptionalLong fencingToken, Object handle) {
-    /** @throws NullPointerException if {@code request} or {@code fencingToken} is null */
+    /**
+     * @param request      the request that was granted
+     * @param fencingToken the fencing token, or empty
+     * @param handle       driver-private state, or null
+     * @throws NullPointerException if {@code request} or {@code fencingToken} is null
+     */
     public Grant {
         Objects.requireNonNull(request, "request");
         Objects.requireNonNull(fencingToken, "fencingToken");

@@ -12,7 +12,12 @@ import java.util.Objects;
  * @param leaseTime  the lease time, already validated
  */
 public record LockRequest(String name, String ownerToken, Duration leaseTime) {
-    /** @throws NullPointerException if a component is null */
+    /**
+     * @param name       the lock name
+     * @param ownerToken the owner token
+     * @param leaseTime  the lease time
+     * @throws NullPointerException if a component is null
+     */
     public LockRequest {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(ownerToken, "ownerToken");

@@ -10,7 +10,11 @@ import java.util.Objects;
  * @param leaseTime its new lease time, counted from now
  */
 public record Renewal(Grant grant, Duration leaseTime) {
-    /** @throws NullPointerException if a component is null */
+    /**
+     * @param grant     the grant to extend
+     * @param leaseTime its new lease time
+     * @throws NullPointerException if a component is null
+     */
     public Renewal {
         Objects.requireNonNull(grant, "grant");
         Objects.requireNonNull(leaseTime, "leaseTime");
