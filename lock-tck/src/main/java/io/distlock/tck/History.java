@@ -53,7 +53,17 @@ public final class History {
      */
     public record Event(long lease, String client, String lockName, Kind kind, long nanoTime,
                         long validUntilNanos, OptionalLong fencingToken, boolean accepted) {
-        /** @throws NullPointerException if a reference component is null */
+        /**
+         * @param lease           the lease's id in the history
+         * @param client          the client that holds or held it
+         * @param lockName        the lock's name
+         * @param kind            what happened
+         * @param nanoTime        when, on {@link System#nanoTime()}
+         * @param validUntilNanos for ACQUIRED: when the promised validity ends; else 0
+         * @param fencingToken    the lease's fencing token, if any
+         * @param accepted        for WRITE: whether the resource accepted it; else true
+         * @throws NullPointerException if a reference component is null
+         */
         public Event {
             Objects.requireNonNull(client, "client");
             Objects.requireNonNull(lockName, "lockName");

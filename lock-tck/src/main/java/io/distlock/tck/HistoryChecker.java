@@ -41,7 +41,12 @@ public final class HistoryChecker {
             REJECTED_VALID_WRITE
         }
 
-        /** @throws NullPointerException if a component is null */
+        /**
+         * @param kind    which property was violated
+         * @param message what happened
+         * @param events  the offending events (copied)
+         * @throws NullPointerException if a component is null
+         */
         public Violation {
             Objects.requireNonNull(kind, "kind");
             Objects.requireNonNull(message, "message");

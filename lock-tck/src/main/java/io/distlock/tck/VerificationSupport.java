@@ -45,14 +45,39 @@ abstract class VerificationSupport {
     // ------------------------------------------------------------------------------------------
     // The hooks: documented, with their defaults, on LockVerification
 
+    /**
+     * See {@link LockVerification#newClient()}.
+     *
+     * @return what the verification supplies
+     */
     protected abstract LockClient newClient();
 
+    /**
+     * See {@link LockVerification#malformedUris()}.
+     *
+     * @return what the verification supplies
+     */
     protected abstract List<String> malformedUris();
 
+    /**
+     * See {@link LockVerification#unreachableUri()}.
+     *
+     * @return what the verification supplies
+     */
     protected abstract Optional<String> unreachableUri();
 
+    /**
+     * See {@link LockVerification#nodeFaults()}.
+     *
+     * @return what the verification supplies
+     */
     protected abstract Optional<NodeFaults> nodeFaults();
 
+    /**
+     * See {@link LockVerification#environment()}.
+     *
+     * @return what the verification supplies
+     */
     protected abstract TestEnvironment environment();
 
     // ------------------------------------------------------------------------------------------
