@@ -16,60 +16,66 @@ final class BrokenVerifications {
     private BrokenVerifications() {
     }
 
-    static class BlindDelete extends LockVerification {
+    /** A verification whose clients all connect to {@code <scheme>://tck}. */
+    abstract static class OnScheme extends LockVerification {
+        private final String scheme;
+
+        OnScheme(String scheme) {
+            this.scheme = scheme;
+        }
+
         @Override
         protected LockClient newClient() {
-            return Locks.connect("broken-blind-delete://tck");
+            return Locks.connect(scheme + "://tck");
         }
     }
 
-    static class NoExpiry extends LockVerification {
-        @Override
-        protected LockClient newClient() {
-            return Locks.connect("broken-no-expiry://tck");
+    static class BlindDelete extends OnScheme {
+        BlindDelete() {
+            super("broken-blind-delete");
         }
     }
 
-    static class ConstantOwnerToken extends LockVerification {
-        @Override
-        protected LockClient newClient() {
-            return Locks.connect("broken-constant-owner://tck");
+    static class NoExpiry extends OnScheme {
+        NoExpiry() {
+            super("broken-no-expiry");
         }
     }
 
-    static class NonMonotonicFence extends LockVerification {
-        @Override
-        protected LockClient newClient() {
-            return Locks.connect("broken-non-monotonic-fence://tck");
+    static class ConstantOwnerToken extends OnScheme {
+        ConstantOwnerToken() {
+            super("broken-constant-owner");
         }
     }
 
-    static class LeakedAbandon extends LockVerification {
-        @Override
-        protected LockClient newClient() {
-            return Locks.connect("broken-leaked-abandon://tck");
+    static class NonMonotonicFence extends OnScheme {
+        NonMonotonicFence() {
+            super("broken-non-monotonic-fence");
         }
     }
 
-    static class EarlyExpiry extends LockVerification {
-        @Override
-        protected LockClient newClient() {
-            return Locks.connect("broken-early-expiry://tck");
+    static class LeakedAbandon extends OnScheme {
+        LeakedAbandon() {
+            super("broken-leaked-abandon");
         }
     }
 
-    static class LifoWaiters extends LockVerification {
-        @Override
-        protected LockClient newClient() {
-            return Locks.connect("broken-lifo-waiters://tck");
+    static class EarlyExpiry extends OnScheme {
+        EarlyExpiry() {
+            super("broken-early-expiry");
+        }
+    }
+
+    static class LifoWaiters extends OnScheme {
+        LifoWaiters() {
+            super("broken-lifo-waiters");
         }
     }
 
     /** Not broken: an honest efficiency lock, which passes with a finding for rule 4.1. */
-    static class Efficiency extends LockVerification {
-        @Override
-        protected LockClient newClient() {
-            return Locks.connect("memory-efficiency://tck");
+    static class Efficiency extends OnScheme {
+        Efficiency() {
+            super("memory-efficiency");
         }
 
         @Override
