@@ -24,6 +24,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ForkJoinPool;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -48,6 +50,10 @@ final class EngineClient implements LockClient, DriverContext {
     private final Object closeLock = new Object();
     private volatile LockDriver driver;
     private volatile boolean closed;
+    /** Set by the driver while its connection cannot vouch for the server-side state (see DriverContext). */
+    private volatile boolean suspended;
+    /** False for a session-based store: the engine then ends leases on the server at the end of their validity. */
+    private volatile boolean serverExpiresLeases = true;
 
     private EngineClient(BackendDescriptor descriptor, LockOptions options, String endpoint) {
         this.descriptor = descriptor;
@@ -68,6 +74,7 @@ final class EngineClient implements LockClient, DriverContext {
         try {
             client.driver = Objects.requireNonNull(backend.connect(uri, options, client),
                     "backend " + backend.getClass().getName() + " returned no driver");
+            client.serverExpiresLeases = client.driver.serverExpiresLeases();
         } catch (RuntimeException e) {
             client.scheduler.shutdownNow();
             throw client.translate(e, "connect to " + client.endpoint);
@@ -131,7 +138,29 @@ final class EngineClient implements LockClient, DriverContext {
         }
     }
 
+    @Override
+    public void connectionSuspended() {
+        if (!suspended) {
+            suspended = true;
+            LOG.log(System.Logger.Level.WARNING, "connection to {0} suspended: its leases are not valid until it is"
+                    + " restored with the same session", endpoint);
+        }
+    }
+
+    @Override
+    public void connectionRestored() {
+        if (suspended) {
+            suspended = false;
+            LOG.log(System.Logger.Level.INFO, "connection to {0} restored with its session", endpoint);
+        }
+    }
+
     // ---- what locks and leases use --------------------------------------------------------
+
+    /** True while the driver reports its connection suspended: no lease of this client is valid then. */
+    boolean suspended() {
+        return suspended;
+    }
 
     LockOptions options() {
         return options;
@@ -187,6 +216,12 @@ final class EngineClient implements LockClient, DriverContext {
             lease.releaseQuietly();
             throw new IllegalStateException("the distlock client for " + endpoint + " was closed during the acquire");
         }
+        if (!serverExpiresLeases) {
+            // Nothing on the server ends this lease (a session-based store): the keeper does, at
+            // the end of its validity, so that leaseTime bounds the hold on every backend.
+            lease.watchExpiry();
+            keeper.schedule(lease);
+        }
         return lease;
     }
 
@@ -238,6 +273,28 @@ final class EngineClient implements LockClient, DriverContext {
         } catch (RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "could not release ''{0}'' on {1}; it expires with its lease time: {2}",
                     grant.name(), endpoint, e.toString());
+        }
+    }
+
+    /**
+     * A lease ended without a release. For a driver whose server does not expire leases, tell it
+     * to remove the lock, off the caller's and the keeper's thread (the keeper serves every lease).
+     */
+    void leaseEnded(Grant grant) {
+        if (serverExpiresLeases) {
+            return;
+        }
+        try {
+            ForkJoinPool.commonPool().execute(() -> {
+                try {
+                    driver.leaseExpired(grant);
+                } catch (RuntimeException e) {
+                    LOG.log(System.Logger.Level.WARNING, "could not end the expired lease on ''{0}'' on {1}: {2}",
+                            grant.name(), endpoint, e.toString());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            driver.leaseExpired(grant);
         }
     }
 

@@ -31,6 +31,7 @@ final class EngineLease implements Lease {
     private volatile long validUntil;
     private boolean autoRenew;
     private boolean lossWatched;
+    private boolean expiryWatched;
     private long renewDue;
     private long keeperGeneration;
 
@@ -59,7 +60,7 @@ final class EngineLease implements Lease {
 
     @Override
     public Duration remaining() {
-        if (state.get() != State.HELD) {
+        if (state.get() != State.HELD || client.suspended()) {
             return Duration.ZERO;
         }
         long left = validUntil - System.nanoTime();
@@ -68,7 +69,7 @@ final class EngineLease implements Lease {
 
     @Override
     public boolean isValid() {
-        return state.get() == State.HELD && validUntil - System.nanoTime() > 0;
+        return state.get() == State.HELD && !client.suspended() && validUntil - System.nanoTime() > 0;
     }
 
     @Override
@@ -157,6 +158,7 @@ final class EngineLease implements Lease {
         if (state.compareAndSet(State.HELD, State.LOST)) {
             client.forget(this);
             lost.completeAsync(() -> reason);
+            client.leaseEnded(grant);
         }
     }
 
@@ -206,7 +208,12 @@ final class EngineLease implements Lease {
     }
 
     private synchronized boolean watched() {
-        return autoRenew || lossWatched;
+        return autoRenew || lossWatched || expiryWatched;
+    }
+
+    /** The keeper must end this lease at the end of its validity (the server will not). */
+    synchronized void watchExpiry() {
+        expiryWatched = true;
     }
 
     synchronized long newKeeperGeneration() {

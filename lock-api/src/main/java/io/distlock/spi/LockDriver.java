@@ -92,6 +92,33 @@ public interface LockDriver extends AutoCloseable {
         return Watch.NONE;
     }
 
+    /**
+     * Whether the server ends a lease by itself when its lease time passes (a key with a TTL), so
+     * that a holder that does nothing cannot keep the lock longer. A session-based store (a
+     * ZooKeeper ephemeral node lives as long as the client's session) answers false: the engine
+     * then watches every lease of this driver on the client's keeper thread and calls
+     * {@link #leaseExpired} at the end of its validity, so that {@code leaseTime} means the same
+     * on every backend: the longest a lease may be held without {@code extend}.
+     *
+     * @return true (the default) if the server expires leases; false to be told by {@link #leaseExpired}
+     */
+    default boolean serverExpiresLeases() {
+        return true;
+    }
+
+    /**
+     * Called by the engine once for a lease that ended without a release, for a driver whose
+     * {@link #serverExpiresLeases()} is false: its validity passed, a renewal found it gone, or the
+     * driver itself reported it lost. The driver removes the lock from the server (compare, then
+     * delete, as {@link #release}). Called on an engine thread, never the caller's; it must not
+     * block longer than the operation timeout, and failures are only logged (the driver should keep
+     * trying on its own, for example when its connection comes back). The default does nothing.
+     *
+     * @param grant a grant this driver returned, whose lease has ended
+     */
+    default void leaseExpired(Grant grant) {
+    }
+
     /** Closes connections. The engine has released what could be released before calling this. */
     @Override
     void close();

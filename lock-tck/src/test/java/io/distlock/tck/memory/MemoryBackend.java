@@ -28,6 +28,7 @@ public class MemoryBackend implements LockBackend {
 
     private final BackendDescriptor descriptor;
     private final Bug bug;
+    private final boolean sessionStore;
 
     /** The reference backend, scheme {@code memory}. */
     public MemoryBackend() {
@@ -35,8 +36,13 @@ public class MemoryBackend implements LockBackend {
     }
 
     MemoryBackend(String scheme, Guarantee guarantee, Set<Feature> features, Bug bug) {
+        this(scheme, guarantee, features, bug, false);
+    }
+
+    MemoryBackend(String scheme, Guarantee guarantee, Set<Feature> features, Bug bug, boolean sessionStore) {
         this.descriptor = new BackendDescriptor(scheme, guarantee, features);
         this.bug = bug;
+        this.sessionStore = sessionStore;
     }
 
     @Override
@@ -63,7 +69,21 @@ public class MemoryBackend implements LockBackend {
             String endpoint = scheme + "://" + server;
             throw new BackendUnavailableException(endpoint, "cannot reach " + endpoint + ": the server is down", null);
         }
-        return new MemoryDriver(MemoryServer.named(scheme, server, bug), bug, descriptor.has(Feature.FENCING_TOKENS), context);
+        return new MemoryDriver(MemoryServer.named(scheme, server, bug), bug, descriptor.has(Feature.FENCING_TOKENS), context,
+                sessionStore);
+    }
+
+    /**
+     * The reference shaped like a session-based store (ZooKeeper): the server never expires a
+     * grant by itself, and the driver answers {@code serverExpiresLeases() == false}, so the
+     * engine ends each lease at the end of its validity through {@code leaseExpired}. Honest:
+     * it must pass every rule the reference passes.
+     */
+    public static final class Session extends MemoryBackend {
+        /** Scheme {@code memory-session}. */
+        public Session() {
+            super("memory-session", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NO_EXPIRY, true);
+        }
     }
 
     /** An honest efficiency lock: no fencing tokens, no renewal, polling waiters. */

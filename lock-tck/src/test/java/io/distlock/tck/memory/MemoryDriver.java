@@ -21,12 +21,15 @@ final class MemoryDriver implements LockDriver {
     private final Bug bug;
     private final boolean fencing;
     private final DriverContext context;
+    private final boolean sessionStore;
 
-    MemoryDriver(MemoryServer server, Bug bug, boolean fencing, DriverContext context) {
+    MemoryDriver(MemoryServer server, Bug bug, boolean fencing, DriverContext context, boolean sessionStore) {
         this.server = server;
         this.context = context;
         this.bug = bug;
         this.fencing = fencing;
+        this.sessionStore = sessionStore;
+        server.connected(context);
     }
 
     private String owner(LockRequest request) {
@@ -76,7 +79,19 @@ final class MemoryDriver implements LockDriver {
     }
 
     @Override
+    public boolean serverExpiresLeases() {
+        return !sessionStore;
+    }
+
+    /** A session store's server keeps a grant until told: the engine tells at the end of the lease. */
+    @Override
+    public void leaseExpired(Grant grant) {
+        server.forget(owner(grant.request()));
+        server.release(grant.name(), owner(grant.request()));
+    }
+
+    @Override
     public void close() {
-        // Nothing to close: the engine released what this client held.
+        server.disconnected(context);
     }
 }

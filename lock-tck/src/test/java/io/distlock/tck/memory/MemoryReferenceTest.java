@@ -2,6 +2,7 @@ package io.distlock.tck.memory;
 
 import io.distlock.LockClient;
 import io.distlock.Locks;
+import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockVerification;
 
 import java.util.List;
@@ -28,5 +29,11 @@ class MemoryReferenceTest extends LockVerification {
     @Override
     protected Optional<String> unreachableUri() {
         return Optional.of("memory://tck:" + SECRET + "@down-reference");
+    }
+
+    /** Rule 4.8: the server drops the holder's grant on its own and tells its driver (a session expiry). */
+    @Override
+    protected Optional<LeaseRevocation> leaseRevocation() {
+        return Optional.of((holder, lockName) -> MemoryServer.named("memory", "reference", Bug.NONE).revoke(lockName));
     }
 }

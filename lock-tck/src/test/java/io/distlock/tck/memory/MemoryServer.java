@@ -1,5 +1,6 @@
 package io.distlock.tck.memory;
 
+import io.distlock.spi.DriverContext;
 import io.distlock.spi.Watch;
 
 import java.time.Duration;
@@ -78,6 +79,8 @@ final class MemoryServer {
     private volatile CountDownLatch replyHeld;
     /** Owner token → what its driver does when the server drops that owner's grant on its own. */
     private final Map<String, Runnable> revocationListeners = new ConcurrentHashMap<>();
+    /** The engines of the connected clients, told when the "connection" is suspended and restored. */
+    private final Set<DriverContext> connections = ConcurrentHashMap.newKeySet();
 
     /** Batched renewals received ({@code extendAll} calls) and the leases they carried, for engine tests. */
     final AtomicLong renewalBatches = new AtomicLong();
@@ -159,6 +162,24 @@ final class MemoryServer {
         if (interrupted) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    void connected(DriverContext context) {
+        connections.add(context);
+    }
+
+    void disconnected(DriverContext context) {
+        connections.remove(context);
+    }
+
+    /** Every connected client's connection drops (a session store's SUSPENDED), keeping its grants. */
+    void suspendConnections() {
+        connections.forEach(DriverContext::connectionSuspended);
+    }
+
+    /** Every connected client's connection is back with its session (RECONNECTED). */
+    void restoreConnections() {
+        connections.forEach(DriverContext::connectionRestored);
     }
 
     void onRevoke(String owner, Runnable listener) {
