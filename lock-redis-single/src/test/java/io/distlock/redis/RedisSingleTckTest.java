@@ -2,6 +2,7 @@ package io.distlock.redis;
 
 import io.distlock.LockClient;
 import io.distlock.Locks;
+import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.RedisServer;
@@ -46,5 +47,11 @@ class RedisSingleTckTest extends LockVerification {
     @Override
     protected Optional<String> unreachableUri() {
         return Optional.of("redis://alice:" + SECRET + "@127.0.0.1:" + FreePorts.find());
+    }
+
+    /** Rule 4.8: the server drops the lock key, as an eviction or an operator would; the holder learns on renewal. */
+    @Override
+    protected Optional<LeaseRevocation> leaseRevocation() {
+        return Optional.of((holder, lockName) -> redis.call("DEL", "distlock:{" + lockName + "}"));
     }
 }

@@ -2,17 +2,22 @@ package io.distlock.tck;
 
 import io.distlock.BackendDescriptor;
 import io.distlock.DistributedLock;
+import io.distlock.Feature;
 import io.distlock.Guarantee;
 import io.distlock.Lease;
+import io.distlock.LockClient;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Group 4 of {@code lock-tck/SPEC.md}, faults: what a holder, a client or a server going wrong must
@@ -61,5 +66,149 @@ abstract class FaultRules extends RenewalRules {
         }
         fail(msg("the resource accepted the stale write of the paused holder A (token " + leaseA.fencingToken()
                 + ") after B (token " + tokenB[0] + ") wrote; declared " + backend.guarantee()));
+    }
+
+    /**
+     * Rule 4.2: a minority of nodes is killed while a lease is held.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.2 a minority of nodes killed mid-hold: no double grant, hand-off after release")
+    @SuppressWarnings("try") // the fault is only closed, never used
+    public void required_4_2_nodeKillMidHold() throws InterruptedException {
+        NodeFaults faults = requireFaults(NodeFaults.Kind.STOP_MINORITY);
+        LockClient b = rig.client();
+        Lease leaseA = rig.acquireNow(rig.client(), env().longLease());
+        try (NodeFaults.Fault fault = faults.stopMinority()) {
+            assertTrue(rig.track(b.lock(rig.name).tryAcquire(env().longLease(), env().shortWait())).isEmpty(),
+                    msg("with a minority of nodes killed, B was granted the lock while A's lease was valid"));
+            assertTrue(leaseA.isValid(), msg("A's lease ended although its lease time had not"));
+            leaseA.release();
+            rig.acquireWithin(b, env().shortLease(), env().defaultTimeout(),
+                    "after A released, B could not acquire with the minority still down");
+        }
+    }
+
+    /**
+     * Rule 4.3: a node restarts without persistence under a bare quorum.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.3 a node restarted without persistence under a bare quorum")
+    @SuppressWarnings("try") // the fault is only closed, never used
+    public void required_4_3_restartWithoutPersistence() throws InterruptedException {
+        NodeFaults faults = requireFaults(NodeFaults.Kind.STOP_MINORITY, NodeFaults.Kind.RESTART_WITHOUT_PERSISTENCE);
+        BackendDescriptor backend = rig.backend();
+        Lease leaseA;
+        try (NodeFaults.Fault fault = faults.stopMinority()) {
+            // A's lease rests on a bare quorum: the stopped nodes never saw it.
+            leaseA = rig.acquireWithin(rig.client(), env().longLease(), env().defaultTimeout(),
+                    "with a minority of nodes down, A could not acquire");
+        }
+        // The stopped nodes are back, and one node that did grant A's lease forgets it.
+        faults.restartOneWithoutPersistence();
+        LockClient b = rig.client();
+        Optional<Lease> leaseB = rig.track(b.lock(rig.name).tryAcquire(env().longLease(), env().shortWait()));
+        if (leaseB.isEmpty() || !leaseA.isValid()) {
+            assertTrue(leaseA.isValid(), msg("A's lease ended although its lease time had not"));
+            return;
+        }
+        String what = "4.3 node restart without persistence: A held the lock on a bare quorum, the nodes that were down"
+                + " came back and one of A's nodes restarted empty; B then obtained a quorum while A's lease was valid"
+                + " (a double grant)";
+        if (backend.guarantee() == Guarantee.EFFICIENCY) {
+            findings.add(what + ": expected for an EFFICIENCY lock without a restart delay or fsync'd persistence;"
+                    + " do not use '" + backend.scheme() + "' for correctness");
+            return;
+        }
+        fail(msg(what + "; declared " + backend.guarantee()));
+    }
+
+    /**
+     * Rule 4.6: a minority of nodes is slow, then partitioned away.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.6 a slow or partitioned minority of nodes: acquires in time, no double grant")
+    @SuppressWarnings("try") // the faults are only closed, never used
+    public void required_4_6_slowOrPartitionedMinority() throws InterruptedException {
+        NodeFaults faults = requireFaults(NodeFaults.Kind.SLOW_MINORITY, NodeFaults.Kind.PARTITION_MINORITY);
+        LockClient a = rig.client();
+        try (NodeFaults.Fault slow = faults.slowMinority(env().scaled(Duration.ofMillis(200)))) {
+            checkMinorityFault(a, "with a minority of nodes slowed by 200 ms", "-slow", faults.failover());
+        }
+        a = rig.client();
+        try (NodeFaults.Fault partition = faults.partitionMinority()) {
+            checkMinorityFault(a, "with a minority of nodes partitioned away", "-partition", faults.failover());
+        }
+    }
+
+    /**
+     * Rule 4.7: the server processes of a minority of nodes are paused (SIGSTOP).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.7 a paused minority of servers (SIGSTOP): acquires in time, no double grant")
+    @SuppressWarnings("try") // the fault is only closed, never used
+    public void required_4_7_pausedMinority() throws InterruptedException {
+        NodeFaults faults = requireFaults(NodeFaults.Kind.PAUSE_MINORITY);
+        LockClient a = rig.client();
+        try (NodeFaults.Fault pause = faults.pauseMinority()) {
+            checkMinorityFault(a, "with a minority of servers paused", "-pause", faults.failover());
+        }
+    }
+
+    /**
+     * Under a minority fault: client {@code a}, connected before the fault began, acquires within
+     * the hand-off bound (a hung node must not hold an acquire up), keeps the lock (extend, with
+     * the feature), nobody else gets it, and after a release another client, connected during the
+     * fault, does. A client that meets the faulty node may first need {@code failover}
+     * ({@link NodeFaults#failover()}) to move off it: both grants are allowed that much more; the
+     * checks that nobody else is granted the lock stay as strict.
+     */
+    private void checkMinorityFault(LockClient a, String fault, String nameSuffix, Duration failover) throws InterruptedException {
+        LockClient b = rig.client();
+        String name = rig.name + nameSuffix;
+        long start = System.nanoTime();
+        Optional<Lease> leaseA = rig.track(a.lock(name).tryAcquire(env().longLease(), env().defaultTimeout().plus(failover)));
+        Duration took = TestEnvironment.since(start);
+        Duration bound = env().handOffTimeout().plus(failover);
+        assertTrue(leaseA.isPresent(), msg(fault + ", A could not acquire a free lock"));
+        assertTrue(took.compareTo(bound) <= 0, msg(fault + ", A's acquire took " + TestEnvironment.millis(took)
+                + ", more than " + TestEnvironment.millis(bound) + " (the hand-off bound + a failover of "
+                + TestEnvironment.millis(failover) + "): the faulty nodes held it up"));
+        assertTrue(rig.track(b.lock(name).tryAcquire(env().longLease(), env().shortWait())).isEmpty(),
+                msg(fault + ", B was granted the lock while A's lease was valid"));
+        if (rig.backend().has(Feature.LEASE_EXTENSION)) {
+            assertTrue(leaseA.get().extend(env().longLease()), msg(fault + ", A could not extend its lease"));
+        }
+        assertTrue(leaseA.get().isValid(), msg(fault + ", A's lease ended although its lease time had not"));
+        leaseA.get().release();
+        start = System.nanoTime();
+        // A long lease: a client behind the slow node waits a 400 ms round trip for its grant, and a
+        // lease shorter than that has no validity left when it arrives (the engine gives it back).
+        Optional<Lease> leaseB = rig.track(b.lock(name).tryAcquire(env().longLease(), env().defaultTimeout().plus(failover)));
+        assertTrue(leaseB.isPresent(), msg(fault + ", B could not acquire after A released"));
+        notes.add(nameSuffix.substring(1) + ": A acquired in " + TestEnvironment.millis(took) + ", B after A's release in "
+                + TestEnvironment.millis(TestEnvironment.since(start)) + " (failover allowed: " + TestEnvironment.millis(failover) + ")");
+        leaseB.get().release();
+    }
+
+    /** The node-fault hook, if the backend declares QUORUM and the hook offers every fault in {@code kinds}. */
+    private NodeFaults requireFaults(NodeFaults.Kind... kinds) {
+        requireFeature(Feature.QUORUM);
+        Optional<NodeFaults> faults = nodeFaults();
+        // A declared capability must be proven: a missing hook fails the rule instead of skipping it.
+        assertTrue(faults.isPresent(), msg("backend '" + rig.backend().scheme()
+                + "' declares QUORUM but the verification supplies no nodeFaults() hook to prove it"));
+        for (NodeFaults.Kind kind : kinds) {
+            assumeTrue(faults.get().offered().contains(kind), () -> "skipped: the nodeFaults() hook of backend '"
+                    + rig.backend().scheme() + "' does not offer " + kind + " (NodeFaults.offered())");
+        }
+        return faults.get();
     }
 }

@@ -96,12 +96,25 @@ public abstract class LockVerification extends InputRules {
     }
 
     /**
-     * The hook that stops a minority of nodes (rule 2.8, for backends declaring {@link Feature#QUORUM}).
+     * The hook that makes a minority of nodes fail (rules 2.8 and 4.2–4.7, for backends declaring
+     * {@link Feature#QUORUM}); rules needing a fault it does not {@linkplain NodeFaults#offered() offer}
+     * are skipped.
      *
-     * @return the hook; empty fails rule 2.8 for a backend that declares {@link Feature#QUORUM}
+     * @return the hook; empty fails rules 2.8 and 4.2–4.7 for a backend that declares {@link Feature#QUORUM}
      */
     @Override
     protected Optional<NodeFaults> nodeFaults() {
+        return Optional.empty();
+    }
+
+    /**
+     * The hook that makes the server revoke a holder's lease (rule 4.8), as a session expiry does.
+     *
+     * @return the hook; empty fails rule 4.8 for a {@link io.distlock.Guarantee#CORRECTNESS} backend
+     *         and skips it for others
+     */
+    @Override
+    protected Optional<LeaseRevocation> leaseRevocation() {
         return Optional.empty();
     }
 

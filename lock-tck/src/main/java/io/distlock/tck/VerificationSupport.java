@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>The rules live in one package-private class per group of {@code lock-tck/SPEC.md}, chained by
  * inheritance so that JUnit finds every rule through the author's one subclass:
  * {@code VerificationSupport} &larr; {@link SafetyRules} (1) &larr; {@link LivenessRules} (2) &larr;
- * {@link RenewalRules} (3) &larr; {@link FaultRules} (4) &larr; {@link InputRules} (5) &larr;
+ * {@link RenewalRules} (3) &larr; {@link FaultRules} (4) &larr; {@link RevocationRules} (4.8) &larr;
+ * {@link InputRules} (5) &larr;
  * {@link LockVerification}, the one public class. A rule is a {@code public} test method (it shows
  * as a member of {@code LockVerification}); everything a rule needs besides is package-private or
  * private, so a new rule never widens what an author sees.
@@ -72,6 +73,13 @@ abstract class VerificationSupport {
      * @return what the verification supplies
      */
     protected abstract Optional<NodeFaults> nodeFaults();
+
+    /**
+     * See {@link LockVerification#leaseRevocation()}.
+     *
+     * @return what the verification supplies
+     */
+    protected abstract Optional<LeaseRevocation> leaseRevocation();
 
     /**
      * See {@link LockVerification#environment()}.
