@@ -45,4 +45,13 @@ class ArchitectureTest {
                 .should().haveSimpleName("RedisLockBackend")
                 .check(backend);
     }
+
+    @Test
+    void theSharedPrimitiveDoesNotDependOnTheSingleRedisProvider() {
+        noClasses().that().resideInAPackage("io.distlock.redis.internal")
+                .should().dependOnClassesThat().resideInAPackage("io.distlock.redis")
+                .because("io.distlock.redis.internal is exported to the other Redis-family backends (Redlock):"
+                        + " it must stand on its own")
+                .check(backend);
+    }
 }

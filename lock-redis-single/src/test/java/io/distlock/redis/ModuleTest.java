@@ -31,10 +31,15 @@ class ModuleTest {
     }
 
     @Test
-    void providesTheBackendAndExportsNothing() throws Exception {
+    void providesTheBackendAndExportsItsPrimitiveOnlyToTheRedisFamily() throws Exception {
         ModuleDescriptor descriptor = ModuleFinder.of(location(RedisLockBackend.class))
                 .find("io.distlock.redis").orElseThrow().descriptor();
-        assertThat(descriptor.exports()).isEmpty();
+        // Users get nothing; the per-node primitive goes to the Redis-family backends by qualified export.
+        assertThat(descriptor.exports()).singleElement().satisfies(exports -> {
+            assertThat(exports.source()).isEqualTo("io.distlock.redis.internal");
+            assertThat(exports.isQualified()).isTrue();
+            assertThat(exports.targets()).containsExactlyInAnyOrder("io.distlock.redlock");
+        });
         assertThat(descriptor.uses()).isEmpty();
         assertThat(descriptor.provides()).hasSize(1);
         ModuleDescriptor.Provides provides = descriptor.provides().iterator().next();

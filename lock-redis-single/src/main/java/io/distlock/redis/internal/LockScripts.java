@@ -15,34 +15,34 @@ public final class LockScripts {
      * Takes the lock. KEYS: lock key, fence key. ARGV: owner token, lease time in ms.
      * Replies {@code {1, fence}} when granted, {@code {0, holder's PTTL}} when busy, or an error
      * when a key has the wrong type. The common case costs two commands ({@code SET NX PX},
-     * {@code INCR}); type checks run only once something has failed. A fence that cannot be
-     * incremented undoes the {@code SET} before the error is returned: a grant nobody knows of would
-     * stay held until it expired. A request whose token already holds the lock (its earlier reply
-     * was lost) is granted again, with a new fence.
+     * {@code INCR}) and nothing else: no helper function is created and type checks run only
+     * once something has failed. A fence that cannot be incremented undoes the {@code SET} before
+     * the error is returned: a grant nobody knows of would stay held until it expired. A request
+     * whose token already holds the lock (its earlier reply was lost) is granted again, with a new
+     * fence.
      */
     public static final RedisScript ACQUIRE = new RedisScript("acquire", String.join("\n",
-            "local function fence()",
+            "local granted = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])",
+            "if granted then",
             "  local ok, value = pcall(redis.call, 'INCR', KEYS[2])",
-            "  if ok then return value end",
+            "  if ok then return {1, value} end",
+            "  redis.call('DEL', KEYS[1])",
+            "end",
+            "local function fenceError()",
             "  local fenceType = redis.call('TYPE', KEYS[2])['ok']",
             "  local what = fenceType == 'string' and 'a string that is not a counter' or ('a ' .. fenceType)",
-            "  return nil, 'WRONGTYPE distlock: fence key ' .. KEYS[2] .. ' holds ' .. what",
-            "    .. ', not a counter; nothing was written'",
+            "  return redis.error_reply('WRONGTYPE distlock: fence key ' .. KEYS[2] .. ' holds ' .. what",
+            "    .. ', not a counter; nothing was written')",
             "end",
-            "if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then",
-            "  local value, err = fence()",
-            "  if value then return {1, value} end",
-            "  redis.call('DEL', KEYS[1])",
-            "  return redis.error_reply(err)",
-            "end",
+            "if granted then return fenceError() end",
             "local lockType = redis.call('TYPE', KEYS[1])['ok']",
             "if lockType ~= 'string' then",
             "  return redis.error_reply('WRONGTYPE distlock: lock key ' .. KEYS[1] .. ' holds a '",
             "    .. lockType .. ', not a distlock lock; nothing was written')",
             "end",
             "if redis.call('GET', KEYS[1]) == ARGV[1] then",
-            "  local value, err = fence()",
-            "  if not value then return redis.error_reply(err) end",
+            "  local ok, value = pcall(redis.call, 'INCR', KEYS[2])",
+            "  if not ok then return fenceError() end",
             "  redis.call('PEXPIRE', KEYS[1], ARGV[2])",
             "  return {1, value}",
             "end",
@@ -50,20 +50,23 @@ public final class LockScripts {
 
     /**
      * Compare-and-extend. KEYS: lock key. ARGV: owner token, lease time in ms.
-     * Replies 1 if the token still held the lock and its expiry was set, else 0.
+     * Replies 1 if the token still held the lock and its expiry was set, else 0 (also when the key
+     * holds another type: {@code redis.pcall} turns {@code GET}'s WRONGTYPE into a value that
+     * equals no token, so no separate {@code TYPE} command is paid on every renewal).
      */
     public static final RedisScript EXTEND = new RedisScript("extend", String.join("\n",
-            "if redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then",
+            "if redis.pcall('GET', KEYS[1]) == ARGV[1] then",
             "  return redis.call('PEXPIRE', KEYS[1], ARGV[2])",
             "end",
             "return 0"));
 
     /**
      * Compare-and-delete, announcing the release. KEYS: lock key. ARGV: owner token, channel.
-     * Replies 1 if the token held the lock and it was deleted, else 0.
+     * Replies 1 if the token held the lock and it was deleted, else 0 (also for a key of another
+     * type, as in {@link #EXTEND}).
      */
     public static final RedisScript RELEASE = new RedisScript("release", String.join("\n",
-            "if redis.call('TYPE', KEYS[1])['ok'] == 'string' and redis.call('GET', KEYS[1]) == ARGV[1] then",
+            "if redis.pcall('GET', KEYS[1]) == ARGV[1] then",
             "  redis.call('DEL', KEYS[1])",
             "  redis.call('PUBLISH', ARGV[2], 'released')",
             "  return 1",

@@ -2,6 +2,9 @@ package io.distlock.redis.internal;
 
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
+import java.net.URISyntaxException;
+import java.util.ArrayList;
+import java.util.List;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -110,6 +113,49 @@ public final class RedisEndpoint {
             password = emptyToNull(decode(userInfo.substring(colon + 1), shown));
         }
         return new RedisEndpoint(host, port, user, password, database(uri.getPath(), shown), options(uri, allowed, shown));
+    }
+
+    /**
+     * Parses a URI that lists several servers sharing one user info, database and options:
+     * {@code scheme://[user:password@]host1:port1,host2:port2,...[/db][?option=value&...]} (each
+     * port defaults to 6379). {@link URI} cannot parse a bracketed IPv6 literal in such a list: name
+     * IPv6 nodes by host name. Duplicates are not checked here.
+     *
+     * @param uri     the connection URI (its scheme is not checked)
+     * @param allowed the query options the caller understands
+     * @return one endpoint per listed server, in order, each carrying the shared options
+     * @throws IllegalArgumentException if the URI lists no server, a host is empty, a port is not a
+     *                                  number in range, or anything {@link #parse} rejects; the
+     *                                  message never contains the password
+     */
+    public static List<RedisEndpoint> parseNodes(URI uri, Set<String> allowed) {
+        Objects.requireNonNull(uri, "uri");
+        String shown = redacted(uri);
+        String authority = uri.getRawAuthority();
+        if (uri.isOpaque() || authority == null || authority.isEmpty()) {
+            throw new IllegalArgumentException("URI '" + shown + "' must look like " + uri.getScheme()
+                    + "://host1:port1,host2:port2,host3:port3");
+        }
+        int at = authority.lastIndexOf('@');
+        String userInfo = at >= 0 ? authority.substring(0, at) : null;
+        List<RedisEndpoint> nodes = new ArrayList<>();
+        for (String hostPort : authority.substring(at + 1).split(",", -1)) {
+            // Reuse the one-server parser for each host, with the shared user info, path and query.
+            String single = uri.getScheme() + "://" + (userInfo != null ? userInfo + "@" : "") + hostPort
+                    + (uri.getRawPath() != null ? uri.getRawPath() : "")
+                    + (uri.getRawQuery() != null ? "?" + uri.getRawQuery() : "");
+            if (hostPort.isBlank()) {
+                throw new IllegalArgumentException("URI '" + shown + "' has an empty host in its list of servers");
+            }
+            URI one;
+            try {
+                one = new URI(single);
+            } catch (URISyntaxException e) {
+                throw new IllegalArgumentException("URI '" + shown + "' has a malformed server '" + hostPort + "'");
+            }
+            nodes.add(parse(one, allowed));
+        }
+        return List.copyOf(nodes);
     }
 
     private static int database(String path, String shown) {

@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import org.apache.commons.pool2.impl.GenericObjectPoolConfig;
@@ -71,6 +72,14 @@ public final class RedisNode implements AutoCloseable {
     private final RedisEndpoint endpoint;
     private final JedisClientConfig config;
     private final ConnectionPool pool;
+    /**
+     * The connection the split form ({@link #send}) used last, kept out of the pool: a fan-out
+     * client calls every node once per operation from one thread, and a pool borrow and return
+     * (locks, idle-queue and state bookkeeping) cost more than the rest of the client's work per
+     * node. Anyone finding it empty borrows from the pool as before, so concurrent callers still
+     * get a connection each. Only healthy connections with every reply read are put here.
+     */
+    private final AtomicReference<FlushableConnection> hot = new AtomicReference<>();
     private final Duration connectTimeout;
     private final Duration operationTimeout;
     private RedisSubscriber subscriber;
@@ -100,7 +109,9 @@ public final class RedisNode implements AutoCloseable {
         poolConfig.setMaxWait(operationTimeout);
         poolConfig.setTestOnBorrow(false); // a PING per borrow would double the round trips
         poolConfig.setJmxEnabled(false);
-        this.pool = new ConnectionPool(new HostAndPort(endpoint.host(), endpoint.port()), this.config, poolConfig);
+        // Connections that can be flushed without a read, for the split form (send, then read later).
+        this.pool = new ConnectionPool(new FlushableConnection.Factory(new HostAndPort(endpoint.host(), endpoint.port()),
+                this.config), poolConfig);
     }
 
     /**
@@ -125,6 +136,103 @@ public final class RedisNode implements AutoCloseable {
             node.close();
             throw e;
         }
+    }
+
+    /**
+     * Creates a node without checking the server: for backends that must tolerate a node being
+     * down when they start (Redlock). Nothing is connected until the first operation.
+     *
+     * @param endpoint         the server
+     * @param connectTimeout   bound on establishing a connection
+     * @param operationTimeout bound on each reply, unless a call gives its own deadline
+     * @param poolSize         most connections held at once
+     * @return the node
+     */
+    public static RedisNode open(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
+                                 int poolSize) {
+        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout, poolSize);
+    }
+
+    /**
+     * The split form of a round trip, for a fan-out over many nodes from one thread: writes the
+     * calls to a pooled connection and flushes it now, returning at once; the replies are read by
+     * {@link PendingReply#await(long)}. Send to every node first, then await each: all nodes work
+     * at the same time and the caller pays about one round trip. Never throws: a failure to send
+     * is reported by {@code await}.
+     *
+     * @param operation  what is being done, for messages (no secrets)
+     * @param serverInfo true to also ask for {@code INFO} when the connection is new (never used
+     *                   before), so that the caller learns of a server restart: every connection
+     *                   after a restart is new
+     * @param calls      the scripts and commands to run, pipelined in order
+     * @return the pending replies; await them exactly once
+     */
+    public PendingReply send(String operation, boolean serverInfo, List<? extends PendingReply.Call> calls) {
+        return send(operation, serverInfo, PendingReply.Batch.of(calls));
+    }
+
+    /**
+     * {@link #send(String, boolean, List)} with calls encoded once, for sending the same calls to
+     * many nodes.
+     *
+     * @param operation  what is being done, for messages (no secrets)
+     * @param serverInfo as for {@link #send(String, boolean, List)}
+     * @param batch      the encoded calls
+     * @return the pending replies; await them exactly once
+     */
+    public PendingReply send(String operation, boolean serverInfo, PendingReply.Batch batch) {
+        return PendingReply.send(this, operation, serverInfo, batch);
+    }
+
+    /**
+     * Borrows a connection for {@link PendingReply}: the hot one if free, else one from the pool.
+     * The caller gives it back with {@link #giveBack} once every reply was read, or discards it
+     * (broken, or a reply may still be on its way).
+     */
+    FlushableConnection borrow() {
+        checkOpen();
+        FlushableConnection connection = hot.getAndSet(null);
+        return connection != null ? connection : (FlushableConnection) pool.getResource();
+    }
+
+    /** Takes back a healthy connection whose replies were all read: kept hot if that place is free, else pooled. */
+    void giveBack(FlushableConnection connection) {
+        if (!closed && hot.compareAndSet(null, connection)) {
+            if (closed && hot.compareAndSet(connection, null)) {
+                connection.close(); // close() ran meanwhile and did not see it: the pool, closed, destroys it
+            }
+            return;
+        }
+        connection.close(); // back to the pool
+    }
+
+    /** Drops every idle connection: after one was found broken, the others (same server restart) are too. */
+    void clearIdle() {
+        if (!closed) {
+            dropHot();
+            pool.clear();
+        }
+    }
+
+    private void dropHot() {
+        FlushableConnection connection = hot.getAndSet(null);
+        if (connection != null) {
+            connection.setBroken(); // destroyed, not pooled
+            try {
+                connection.close();
+            } catch (JedisException e) {
+                // Gone either way.
+            }
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** @return the per-reply bound connections go back to the pool with */
+    int operationTimeoutMillis() {
+        return millis(operationTimeout);
     }
 
     /** @return the server this node talks to */
@@ -302,6 +410,7 @@ public final class RedisNode implements AutoCloseable {
         if (s != null) {
             s.close();
         }
+        dropHot();
         pool.close();
     }
 
@@ -312,7 +421,7 @@ public final class RedisNode implements AutoCloseable {
 
     // ---- error mapping --------------------------------------------------------------------
 
-    private RuntimeException translate(String operation, RuntimeException e) {
+    RuntimeException translate(String operation, RuntimeException e) {
         Throwable cause = mentionsPassword(e) ? null : e;
         String detail = endpoint.redact(describe(e));
         if (e instanceof JedisConnectionException) {
@@ -351,7 +460,7 @@ public final class RedisNode implements AutoCloseable {
         return false;
     }
 
-    private static boolean isTimeout(Throwable e) {
+    static boolean isTimeout(Throwable e) {
         return rootCause(e) instanceof SocketTimeoutException;
     }
 

@@ -38,6 +38,11 @@ public final class RedisScript {
         return name;
     }
 
+    /** @return the Lua source, for {@code EVAL} */
+    public String source() {
+        return source;
+    }
+
     /** @return the hex SHA-1 of the source, as {@code EVALSHA} wants it */
     public String sha1() {
         return sha1;

@@ -1,0 +1,46 @@
+package io.distlock.redis.internal;
+
+import org.apache.commons.pool2.PooledObject;
+import org.apache.commons.pool2.impl.DefaultPooledObject;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionFactory;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.JedisClientConfig;
+
+/**
+ * A Jedis connection that can be flushed without reading a reply. Jedis flushes only as part of a
+ * read; a fan-out needs the opposite order: write and flush to every node first, read afterwards
+ * (see {@link PendingReply}). Everything else is Jedis's own connection, so the pool, the
+ * single-node operations and the subscriber behave exactly as before.
+ */
+final class FlushableConnection extends Connection {
+
+    /** Whether this connection has already told a caller the server's INFO (see {@link RedisNode#send}). */
+    boolean serverInfoSeen;
+
+    FlushableConnection(HostAndPort hostAndPort, JedisClientConfig config) {
+        super(hostAndPort, config);
+    }
+
+    /** Pushes what was written to the socket now, without waiting for any reply. */
+    void flushNow() {
+        flush();
+    }
+
+    /** The pool's factory: Jedis's, making flushable connections. */
+    static final class Factory extends ConnectionFactory {
+        private final HostAndPort hostAndPort;
+        private final JedisClientConfig config;
+
+        Factory(HostAndPort hostAndPort, JedisClientConfig config) {
+            super(hostAndPort, config);
+            this.hostAndPort = hostAndPort;
+            this.config = config;
+        }
+
+        @Override
+        public PooledObject<Connection> makeObject() {
+            return new DefaultPooledObject<>(new FlushableConnection(hostAndPort, config));
+        }
+    }
+}
