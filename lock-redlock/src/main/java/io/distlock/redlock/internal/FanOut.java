@@ -1,0 +1,111 @@
+package io.distlock.redlock.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.redis.internal.PendingReply;
+
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * One operation sent to every node at once, from the calling thread: no thread per call, no
+ * hand-off to an executor. First the calls are written and flushed to every node's connection,
+ * then the replies are read in turn, each bounded by the same deadline (the send time plus the
+ * per-node timeout). The nodes work concurrently, so the whole costs about one round trip plus N
+ * reply parses, and a hung node costs at most the per-node timeout, never a lease.
+ */
+final class FanOut {
+
+    /**
+     * What one node answered.
+     *
+     * @param node    the node
+     * @param replies its replies, or null if it failed
+     * @param failure why it gave no replies (unreachable, too slow, refused), or null
+     * @param votes   whether its replies count towards a quorum (see {@link RedlockNode} on restarts)
+     */
+    record Answer(RedlockNode node, PendingReply.Replies replies, RuntimeException failure, boolean votes) {
+        boolean answered() {
+            return failure == null;
+        }
+
+        /**
+         * @return true if the node is down for sure — the connection was refused, reset or closed on
+         *         it — not merely slow to answer or short of pooled connections (a timeout may pass
+         *         with the load that caused it)
+         */
+        boolean down() {
+            return failure instanceof BackendUnavailableException && !mentions(failure, true) && mentions(failure, false);
+        }
+
+        /** Looks through causes and suppressed exceptions for a timeout, or for a hard connection failure. */
+        private static boolean mentions(Throwable e, boolean timeout) {
+            for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+                if (timeout ? t instanceof SocketTimeoutException
+                        : t instanceof SocketException || String.valueOf(t.getMessage()).contains("Unexpected end of stream")) {
+                    return true;
+                }
+                for (Throwable suppressed : t.getSuppressed()) {
+                    if (mentions(suppressed, timeout)) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        }
+    }
+
+    private FanOut() {
+    }
+
+    static List<Answer> run(List<RedlockNode> nodes, String operation, List<? extends PendingReply.Call> calls,
+                            long deadlineNanos) {
+        PendingReply.Batch batch = PendingReply.Batch.of(calls); // encoded once for all nodes
+        PendingReply[] pending = new PendingReply[nodes.size()];
+        for (int i = 0; i < pending.length; i++) {
+            pending[i] = nodes.get(i).send(operation, batch);
+        }
+        List<Answer> answers = new ArrayList<>(nodes.size());
+        for (int i = 0; i < pending.length; i++) {
+            RedlockNode node = nodes.get(i);
+            try {
+                PendingReply.Replies replies = pending[i].await(deadlineNanos);
+                long now = System.nanoTime();
+                node.learn(replies.serverInfo(), now);
+                answers.add(new Answer(node, replies, null, node.votes(now)));
+            } catch (RuntimeException e) {
+                answers.add(new Answer(node, null, e, false));
+            }
+        }
+        return answers;
+    }
+
+    /** @return true if so many nodes are down for sure that no quorum can answer */
+    static boolean quorumDown(List<Answer> answers, int quorum) {
+        return answers.stream().filter(Answer::down).count() > answers.size() - quorum;
+    }
+
+    /** @return how many nodes answered and vote */
+    static int voting(List<Answer> answers) {
+        return (int) answers.stream().filter(a -> a.answered() && a.votes()).count();
+    }
+
+    /**
+     * @return the failure to report when too few nodes answered for a quorum: names every node
+     *         that did not, with why
+     */
+    static BackendUnavailableException tooFewNodes(List<Answer> answers, int quorum, String operation) {
+        String endpoints = answers.stream().map(a -> a.node().toString()).collect(Collectors.joining(","));
+        String missing = answers.stream().filter(a -> !a.answered())
+                .map(a -> a.node() + " (" + a.failure().getMessage() + ")")
+                .collect(Collectors.joining("; "));
+        long answered = answers.stream().filter(Answer::answered).count();
+        BackendUnavailableException e = new BackendUnavailableException(endpoints, "redlock " + endpoints + ": only "
+                + answered + " of " + answers.size() + " Redis nodes answered " + operation + " (quorum " + quorum + "), so nothing is held;"
+                + " not answering: " + missing, null);
+        answers.stream().filter(a -> !a.answered()).forEach(a -> e.addSuppressed(a.failure()));
+        return e;
+    }
+}

@@ -1,0 +1,358 @@
+package io.distlock.redlock.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+import io.distlock.LockOptions;
+import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.internal.PendingReply;
+import io.distlock.redis.internal.PendingReply.CommandCall;
+import io.distlock.redis.internal.PendingReply.ScriptCall;
+import io.distlock.redis.internal.RedisEndpoint;
+import io.distlock.redis.internal.RedisNode;
+import io.distlock.redis.internal.RedisScript;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockRequest;
+import io.distlock.spi.Renewal;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The Redlock {@link LockDriver}: every operation is one {@link FanOut} over N independent Redis
+ * nodes, on the single-Redis key layout ({@link LockScripts}: its compare-and-extend script; a
+ * compare-and-delete of its own, {@link #RELEASE}; acquiring is a plain {@code SET NX PX}), and
+ * counts only with a quorum of {@code N/2 + 1}. Waiting, back-off with jitter, renewal scheduling
+ * and the lease's validity are the engine's; this driver tries once.
+ *
+ * <p><b>Validity.</b> A grant counts only if a quorum of voting nodes took it <em>and</em>
+ * {@code validity = ttl − elapsed − drift} is still positive, with the drift allowance of
+ * {@link LockOptions#clockDrift} ({@code ttl × 0.01 + 2 ms} by default) — the same formula the
+ * engine then uses for {@code remaining()}, from the same start. Every attempt that fails releases
+ * on every node that may hold the owner token: a {@code SET} may have landed although its reply
+ * was lost or came too late.
+ *
+ * <p>No fencing token: a quorum's counters are not monotonic once a node restarts empty (its
+ * counter starts over while the others' do not), so none is offered.
+ */
+public final class RedlockDriver implements LockDriver {
+
+    /**
+     * Compare-and-delete on one node. KEYS: lock key. ARGV: owner token. Replies 1 if the token
+     * held the lock and it was deleted, else 0 (also for a key of another type: {@code redis.pcall}
+     * turns {@code GET}'s WRONGTYPE into a value that equals no token). The single-Redis
+     * {@link LockScripts#RELEASE} also publishes on the lock's channel for its waiters; Redlock has
+     * no release notification (waiters poll), so that {@code PUBLISH} would be work for nothing on
+     * each of the N nodes, on every release.
+     */
+    static final RedisScript RELEASE = new RedisScript("redlock-release", String.join("\n",
+            "if redis.pcall('GET', KEYS[1]) == ARGV[1] then",
+            "  return redis.call('DEL', KEYS[1])",
+            "end",
+            "return 0"));
+
+    private final RedlockSettings settings;
+    private final LockOptions options;
+    private final List<RedlockNode> nodes;
+    private final int quorum;
+    private final long nodeTimeoutNanos;
+
+    private RedlockDriver(RedlockSettings settings, LockOptions options, List<RedlockNode> nodes) {
+        this.settings = settings;
+        this.options = options;
+        this.nodes = List.copyOf(nodes);
+        this.quorum = settings.quorum();
+        this.nodeTimeoutNanos = settings.nodeTimeout().toNanos();
+    }
+
+    /**
+     * Opens a connection pool per node and checks, in one fan-out of {@code INFO}, that a quorum
+     * answers, that no two listed nodes are the same server (same {@code run_id}) and that none
+     * is a replica.
+     *
+     * @param settings the parsed URI
+     * @param options  the client's options (connect timeout for this check, drift)
+     * @return the connected driver
+     * @throws BackendUnavailableException if fewer than a quorum of nodes answer within the connect timeout
+     * @throws IllegalArgumentException    if two nodes are one server, or a node is a replica
+     */
+    public static RedlockDriver connect(RedlockSettings settings, LockOptions options) {
+        List<RedlockNode> nodes = new ArrayList<>();
+        for (RedisEndpoint endpoint : settings.nodes()) {
+            // Connecting is part of a fan-out too, so it gets the per-node bound as well.
+            nodes.add(new RedlockNode(RedisNode.open(endpoint, settings.nodeTimeout(), settings.nodeTimeout(),
+                    settings.poolSize()), settings.restartDelay()));
+        }
+        RedlockDriver driver = new RedlockDriver(settings, options, nodes);
+        try {
+            driver.check(System.nanoTime() + Math.max(options.connectTimeout().toNanos(), driver.nodeTimeoutNanos));
+            return driver;
+        } catch (RuntimeException e) {
+            driver.close();
+            throw e;
+        }
+    }
+
+    private void check(long deadlineNanos) {
+        List<PendingReply> pending = new ArrayList<>();
+        for (RedlockNode node : nodes) {
+            pending.add(node.redis.send("connect", true, List.of()));
+        }
+        List<FanOut.Answer> answers = new ArrayList<>();
+        List<PendingReply.ServerInfo> infos = new ArrayList<>();
+        List<RedlockNode> described = new ArrayList<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            try {
+                PendingReply.Replies replies = pending.get(i).await(deadlineNanos);
+                nodes.get(i).learn(replies.serverInfo(), System.nanoTime());
+                answers.add(new FanOut.Answer(nodes.get(i), replies, null, true));
+                if (replies.serverInfo().isPresent()) {
+                    infos.add(replies.serverInfo().get());
+                    described.add(nodes.get(i));
+                }
+            } catch (BackendUnavailableException e) {
+                answers.add(new FanOut.Answer(nodes.get(i), null, e, false));
+            }
+        }
+        long answered = answers.stream().filter(FanOut.Answer::answered).count();
+        if (answered < quorum) {
+            throw FanOut.tooFewNodes(answers, quorum, "on connect");
+        }
+        for (int i = 0; i < infos.size(); i++) {
+            PendingReply.ServerInfo a = infos.get(i);
+            if ("slave".equals(a.role())) {
+                throw new IllegalArgumentException("redlock node " + described.get(i) + " is a replica (role:slave): Redlock needs"
+                        + " independent primaries; a replica's copy of a lock is not a vote of its own");
+            }
+            for (int j = i + 1; j < infos.size(); j++) {
+                if (a.runId().equals(infos.get(j).runId())) {
+                    throw new IllegalArgumentException("redlock nodes " + described.get(i) + " and " + described.get(j)
+                            + " are the same Redis server (run_id " + a.runId() + "): it would cast two votes");
+                }
+            }
+        }
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        settings.checkLeaseTime(request.leaseTime());
+        String name = request.name();
+        long ttl = millis(request.leaseTime());
+        long start = System.nanoTime();
+        // A native SET, not a script: no fence counter to keep (Redlock offers none) and the least
+        // work a node can do. GET (with NX, Redis 7.0+) tells who holds the key when it is not set.
+        List<FanOut.Answer> answers = FanOut.run(nodes, "acquire '" + name + "'", List.of(new CommandCall("SET",
+                List.of(LockScripts.lockKey(name), request.ownerToken(), "NX", "PX", Long.toString(ttl), "GET"))),
+                start + nodeTimeoutNanos);
+        int granted = 0;
+        int busy = 0;
+        int waiting = 0;
+        int stale = 0;
+        long retryAfterNanos = Long.MAX_VALUE;
+        List<RedlockNode> mayHoldIt = new ArrayList<>();
+        RuntimeException refused = null;
+        long now = System.nanoTime();
+        for (FanOut.Answer answer : answers) {
+            if (!answer.answered()) {
+                mayHoldIt.add(answer.node()); // the SET may have landed although no reply came in time
+                if (!(answer.failure() instanceof BackendUnavailableException) && refused == null) {
+                    refused = answer.failure(); // credentials or ACL refused, or the client was closed
+                }
+                continue;
+            }
+            Object holder;
+            try {
+                holder = answer.replies().value(0);
+            } catch (LockException e) {
+                refused = refused == null ? e : refused; // a key of the wrong type: nothing was written there
+                continue;
+            }
+            if (holder == null) {
+                mayHoldIt.add(answer.node());
+                if (answer.votes()) {
+                    granted++;
+                } else {
+                    waiting++;
+                    retryAfterNanos = Math.min(retryAfterNanos, answer.node().untilVoting(now).toNanos());
+                }
+            } else if (request.ownerToken().equals(new String((byte[]) holder, StandardCharsets.UTF_8))) {
+                // Ours from an earlier attempt of this request whose release did not get through: its
+                // expiry is that attempt's, not this one's, so it is no vote; take it back.
+                mayHoldIt.add(answer.node());
+                stale++;
+            } else {
+                busy++; // another owner's token: nothing of ours is there
+            }
+        }
+        // Validity = ttl − elapsed − drift: the lease counts only if some of it is left.
+        long validityNanos = request.leaseTime().toNanos() - (now - start) - options.clockDrift(request.leaseTime()).toNanos();
+        if (refused == null && granted >= quorum && validityNanos > 0) {
+            return Attempt.granted(new Grant(request, OptionalLong.empty(), null));
+        }
+        releaseOn(mayHoldIt, name, request.ownerToken());
+        if (refused != null) {
+            throw refused;
+        }
+        // Nodes that are down for sure make a clear failure; nodes that were only too slow this time
+        // make a busy attempt, which a waiting acquire retries (a timeout may pass with the load).
+        if (FanOut.quorumDown(answers, quorum)) {
+            throw FanOut.tooFewNodes(answers, quorum, "acquire '" + name + "'");
+        }
+        return retryAfterNanos == Long.MAX_VALUE ? Attempt.busy() : Attempt.busy(Duration.ofNanos(retryAfterNanos));
+    }
+
+    @Override
+    public boolean extend(Grant grant, Duration leaseTime) {
+        return extendAll(List.of(new Renewal(grant, leaseTime))).get(0);
+    }
+
+    /**
+     * Extends every lease on every node in one fan-out (one pipelined batch per node). A lease is
+     * extended only if a quorum of voting nodes extended it and validity is left; one that is not
+     * is released everywhere, so that a lost lease leaves nothing held.
+     *
+     * @throws BackendUnavailableException if fewer than a quorum of nodes answered (the engine retries)
+     */
+    @Override
+    public List<Boolean> extendAll(List<Renewal> renewals) {
+        if (renewals.isEmpty()) {
+            return List.of();
+        }
+        List<ScriptCall> calls = new ArrayList<>(renewals.size());
+        for (Renewal renewal : renewals) {
+            settings.checkLeaseTime(renewal.leaseTime());
+            calls.add(new ScriptCall(LockScripts.EXTEND, List.of(LockScripts.lockKey(renewal.grant().name())),
+                    List.of(renewal.grant().ownerToken(), Long.toString(millis(renewal.leaseTime())))));
+        }
+        long start = System.nanoTime();
+        String operation = renewals.size() == 1 ? "extend '" + renewals.get(0).grant().name() + "'"
+                : "renew " + renewals.size() + " leases";
+        List<FanOut.Answer> answers = FanOut.run(nodes, operation, calls, start + batchTimeoutNanos(calls.size()));
+        if (FanOut.voting(answers) < quorum && !FanOut.quorumDown(answers, quorum)) {
+            // Some nodes were only too slow. An extension may take one more per-node timeout (its
+            // validity is counted from its start, so the time is not promised to anyone): ask them again.
+            answers = retrySlow(answers, operation, calls);
+        }
+        if (FanOut.voting(answers) < quorum) {
+            throw FanOut.tooFewNodes(answers, quorum, operation);
+        }
+        long elapsed = System.nanoTime() - start;
+        List<Boolean> results = new ArrayList<>(renewals.size());
+        List<Grant> lost = new ArrayList<>();
+        for (int i = 0; i < renewals.size(); i++) {
+            int extended = 0;
+            for (FanOut.Answer answer : answers) {
+                if (answer.answered() && answer.votes() && Long.valueOf(1L).equals(answer.replies().values().get(i))) {
+                    extended++;
+                }
+            }
+            Duration leaseTime = renewals.get(i).leaseTime();
+            long validityNanos = leaseTime.toNanos() - elapsed - options.clockDrift(leaseTime).toNanos();
+            boolean ok = extended >= quorum && validityNanos > 0;
+            results.add(ok);
+            if (!ok) {
+                lost.add(renewals.get(i).grant());
+            }
+        }
+        for (Grant grant : lost) {
+            releaseOn(nodes, grant.name(), grant.ownerToken());
+        }
+        return results;
+    }
+
+    /**
+     * Compare-and-delete on every node.
+     *
+     * @return true if a quorum of nodes still held the grant and deleted it
+     * @throws BackendUnavailableException if it could not be deleted on a quorum because so many nodes are
+     *                                     down that no quorum can answer (slow nodes only make it false: the
+     *                                     keys there expire with the lease)
+     */
+    @Override
+    public boolean release(Grant grant) {
+        List<FanOut.Answer> answers = release(nodes, grant.name(), grant.ownerToken());
+        int deleted = 0;
+        int answered = 0;
+        for (FanOut.Answer answer : answers) {
+            if (answer.answered()) {
+                answered++;
+                if (Long.valueOf(1L).equals(answer.replies().values().get(0))) {
+                    deleted++;
+                }
+            }
+        }
+        if (deleted < quorum && answered < quorum && FanOut.quorumDown(answers, quorum)) {
+            throw FanOut.tooFewNodes(answers, quorum, "release '" + grant.name() + "'");
+        }
+        return deleted >= quorum;
+    }
+
+    /**
+     * Every failed attempt has already released what it may have left; only an attempt that threw
+     * midway can have left a {@code SET} behind.
+     */
+    @Override
+    public void abandon(LockRequest request, boolean outcomeUnknown) {
+        if (outcomeUnknown) {
+            releaseOn(nodes, request.name(), request.ownerToken());
+        }
+    }
+
+    @Override
+    public void close() {
+        for (RedlockNode node : nodes) {
+            node.redis.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "RedlockDriver[" + settings + "]";
+    }
+
+    private List<FanOut.Answer> retrySlow(List<FanOut.Answer> answers, String operation, List<ScriptCall> calls) {
+        List<RedlockNode> slow = new ArrayList<>();
+        for (FanOut.Answer answer : answers) {
+            if (!answer.answered() && !answer.down()) {
+                slow.add(answer.node());
+            }
+        }
+        List<FanOut.Answer> again = FanOut.run(slow, operation, calls, System.nanoTime() + batchTimeoutNanos(calls.size()));
+        List<FanOut.Answer> merged = new ArrayList<>(answers);
+        for (FanOut.Answer answer : again) {
+            for (int i = 0; i < merged.size(); i++) {
+                if (merged.get(i).node() == answer.node()) {
+                    merged.set(i, answer);
+                }
+            }
+        }
+        return merged;
+    }
+
+    /** Best effort: a node that does not answer keeps the key until its lease time ends. */
+    private void releaseOn(List<RedlockNode> targets, String name, String ownerToken) {
+        if (!targets.isEmpty()) {
+            release(targets, name, ownerToken);
+        }
+    }
+
+    private List<FanOut.Answer> release(List<RedlockNode> targets, String name, String ownerToken) {
+        return FanOut.run(targets, "release '" + name + "'", List.of(new ScriptCall(RELEASE,
+                List.of(LockScripts.lockKey(name)), List.of(ownerToken))), System.nanoTime() + nodeTimeoutNanos);
+    }
+
+    /** A renewal batch of thousands of leases takes longer than one call: allow a per-node timeout per 1000. */
+    private long batchTimeoutNanos(int calls) {
+        return nodeTimeoutNanos * (1 + calls / 1000);
+    }
+
+    /** Whole milliseconds, rounded up: a node holds the key at least as long as the lease counts on it. */
+    static long millis(Duration leaseTime) {
+        long millis = leaseTime.toMillis();
+        return leaseTime.minusMillis(millis).isZero() ? Math.max(1, millis) : millis + 1;
+    }
+}

@@ -1,0 +1,195 @@
+package io.distlock.redlock;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.Locks;
+import io.distlock.tck.fixtures.RedisNodes;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The Redlock-specific fault checks of issue 4, on three real {@code redis-server} processes behind
+ * fault proxies: what the generic TCK rules cannot say about a quorum of Redis nodes.
+ */
+class RedlockFaultTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(10);
+    private static RedisNodes nodes;
+
+    private final String name = "fault-" + UUID.randomUUID();
+
+    @BeforeAll
+    static void startServers() {
+        nodes = RedisNodes.start(3);
+    }
+
+    @AfterAll
+    static void stopServers() {
+        nodes.close();
+    }
+
+    @AfterEach
+    void heal() {
+        nodes.healAll();
+    }
+
+    private static LockClient connect(String options) {
+        return Locks.connect(URI.create(nodes.uri("redlock") + options), LockOptions.defaults());
+    }
+
+    private static long keysOn(int node, String lockName) {
+        return (Long) nodes.server(node).call("EXISTS", "distlock:{" + lockName + "}");
+    }
+
+    @Test
+    void oneOfThreeDownStillAcquires() {
+        try (LockClient client = connect("")) {
+            nodes.server(2).kill();
+            Optional<Lease> lease = client.lock(name).tryAcquire(LEASE);
+            assertThat(lease).isPresent();
+            lease.get().release();
+        }
+    }
+
+    @Test
+    void twoOfThreeDownFailFastAndLeaveNothingHeldOnTheLiveNode() throws InterruptedException {
+        try (LockClient client = connect("")) {
+            nodes.server(0).kill();
+            nodes.server(1).kill();
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> client.lock(name).tryAcquire(LEASE))
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("only 1 of 3 Redis nodes answered")
+                    .hasMessageContaining("quorum 2")
+                    .hasMessageContaining(nodes.proxy(0).endpoint());
+            // A waiting acquire fails as fast: waiting cannot bring nodes back.
+            assertThatThrownBy(() -> client.lock(name).tryAcquire(LEASE, Duration.ofSeconds(5)))
+                    .isInstanceOf(BackendUnavailableException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+            assertThat(keysOn(2, name)).as("the live node granted its vote, which was taken back").isZero();
+        }
+    }
+
+    @Test
+    void twoOfThreeHungAreBusyNotAFailureAndCostOnlyThePerNodeTimeout() {
+        try (LockClient client = connect("")) {
+            nodes.server(0).pause();
+            nodes.server(1).pause();
+            long start = System.nanoTime();
+            // A timeout may pass with the load that caused it: busy (empty), which a waiting acquire retries.
+            assertThat(client.lock(name).tryAcquire(LEASE)).isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(50 + 250));
+            nodes.server(0).resume();
+            nodes.server(1).resume();
+            Lease lease = client.lock(name + "-after").tryAcquire(LEASE).orElseThrow();
+            lease.release();
+        }
+    }
+
+    @Test
+    void aSlowNodeDoesNotHoldUpTheAcquireAndValidityCountsTheTimeSpent() throws InterruptedException {
+        nodes.proxy(0).latency(Duration.ofMillis(200));
+        // Default per-node timeout (50 ms): the slow node's vote is lost, the other two make the quorum.
+        try (LockClient client = connect("")) {
+            long start = System.nanoTime();
+            Lease lease = client.lock(name).tryAcquire(LEASE).orElseThrow();
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(took).isLessThan(Duration.ofMillis(50 + 150)); // the per-node timeout, plus scheduling
+            assertThat(lease.remaining()).isLessThanOrEqualTo(LEASE.minus(took).minus(LockOptions.defaults().clockDrift(LEASE)));
+            lease.release();
+        }
+        // A per-node timeout above the delay: the slow node's grant counts, and its 400 ms round trip is spent.
+        try (LockClient client = connect("?nodeTimeout=1000")) {
+            long start = System.nanoTime();
+            Lease lease = client.lock(name + "-patient").tryAcquire(LEASE).orElseThrow();
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(took).isGreaterThanOrEqualTo(Duration.ofMillis(400)).isLessThan(Duration.ofMillis(1000));
+            assertThat(lease.remaining()).isLessThanOrEqualTo(LEASE.minusMillis(400).minus(LockOptions.defaults().clockDrift(LEASE)));
+            assertThat(keysOn(0, name + "-patient")).as("the slow node granted it too").isOne();
+            lease.release();
+        }
+    }
+
+    @Test
+    void aFailedAttemptTakesBackEveryVoteIncludingALateOne() {
+        // Another owner holds node 0; node 1 is slow: its SET lands after the attempt has given up.
+        nodes.server(0).call("SET", "distlock:{" + name + "}", "someone-else", "PX", "10000");
+        nodes.proxy(1).latency(Duration.ofMillis(150));
+        try (LockClient client = connect("")) {
+            assertThat(client.lock(name).tryAcquire(LEASE)).isEmpty();
+        }
+        assertThat(keysOn(2, name)).as("node 2's vote was taken back at once").isZero();
+        // The release to node 1 travels behind the late SET and deletes it.
+        await().atMost(Duration.ofSeconds(2)).pollInterval(Duration.ofMillis(10)).untilAsserted(() ->
+                assertThat(keysOn(1, name)).as("node 1's late vote was taken back").isZero());
+        assertThat(nodes.server(0).call("GET", "distlock:{" + name + "}")).isEqualTo("someone-else");
+    }
+
+    @Test
+    void aRestartDelayKeepsARestartedNodeOutOfTheVote() throws InterruptedException {
+        // The delay is the longest lease in use, as the Redlock write-ups ask.
+        Duration leaseA = Duration.ofSeconds(2);
+        String delay = "?restartDelay=" + leaseA.toMillis();
+        // Servers (re)started by earlier tests are within the delay too: wait until every one has been up that long.
+        await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            for (int i = 0; i < nodes.size(); i++) {
+                String info = (String) nodes.server(i).call("INFO", "server");
+                long uptime = Long.parseLong(info.replaceAll("(?s).*uptime_in_seconds:(\\d+).*", "$1"));
+                if (uptime * 1000 < leaseA.toMillis()) {
+                    return false;
+                }
+            }
+            return true;
+        });
+        nodes.server(0).kill();
+        try (LockClient a = connect(delay); LockClient b = connect(delay); LockClient naive = connect("")) {
+            Lease held = a.lock(name).tryAcquire(leaseA).orElseThrow(); // on nodes 1 and 2 only
+            nodes.server(0).restart();                                    // back, empty
+            nodes.server(1).kill();                                       // one of A's nodes forgets the lock
+            nodes.server(1).restart();
+            assertThat(b.lock(name).tryAcquire(leaseA)).as("B with the restart delay").isEmpty();
+            // The contrast: a client without the delay counts the two empty nodes and double-grants.
+            Optional<Lease> doubleGrant = naive.lock(name).tryAcquire(Duration.ofMillis(500));
+            assertThat(doubleGrant).as("without a restart delay, the empty nodes vote").isPresent();
+            assertThat(held.isValid()).isTrue();
+            doubleGrant.get().release();
+            Duration window = held.remaining().minusMillis(100);
+            await("B stays out while A's lease is valid").during(window).atMost(window.plusSeconds(1))
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> b.lock(name).tryAcquire(leaseA).map(l -> false).orElse(true));
+            held.release();
+            // Once the restarted nodes' uptime passes the delay, B gets the lock.
+            assertThat(b.lock(name).tryAcquire(leaseA, Duration.ofSeconds(4))).isPresent();
+        }
+    }
+
+    @Test
+    void fiveNodesTolerateTwoFailuresNotThree() {
+        try (RedisNodes five = RedisNodes.start(5);
+             LockClient client = Locks.connect(five.uri("redlock"))) {
+            five.server(0).kill();
+            five.server(1).kill();
+            Lease lease = client.lock(name).tryAcquire(LEASE).orElseThrow();
+            lease.release();
+            five.server(2).kill();
+            assertThatThrownBy(() -> client.lock(name).tryAcquire(LEASE))
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining("only 2 of 5")
+                    .hasMessageContaining("quorum 3");
+        }
+    }
+}
