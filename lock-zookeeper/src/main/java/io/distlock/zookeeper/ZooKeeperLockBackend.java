@@ -1,0 +1,80 @@
+package io.distlock.zookeeper;
+
+import io.distlock.BackendDescriptor;
+import io.distlock.Feature;
+import io.distlock.Guarantee;
+import io.distlock.LockOptions;
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.LockBackend;
+import io.distlock.spi.LockDriver;
+import io.distlock.zookeeper.internal.ZkEndpoint;
+import io.distlock.zookeeper.internal.ZkLockDriver;
+
+import java.net.URI;
+import java.util.EnumSet;
+import java.util.Objects;
+
+/**
+ * The ZooKeeper backend, for
+ * {@code zookeeper://[user:password@]host:port[,host:port...][/chroot][?sessionTimeout=ms]} (port
+ * 2181 by default; locks live under {@code /chroot}, {@code /distlock} if none is given; user and
+ * password select ZooKeeper digest authentication, and the nodes are then created with
+ * {@code CREATOR_ALL} ACLs; {@code sessionTimeout} defaults to 10 s).
+ *
+ * <p>A lock is a directory (a container node) of ephemeral-sequential nodes, one per request: the
+ * lowest sequence holds the lock, each waiter watches only its predecessor, waiters are served in
+ * the order they arrived. Lock names are percent-encoded into znode names, never refused.
+ *
+ * <p><b>Guarantee: {@link Guarantee#CORRECTNESS}</b> with {@link Feature#FENCING_TOKENS}: the fencing
+ * token is the lock node's {@code czxid}, the ensemble-wide transaction id of its creation, which
+ * only grows (it survives the directory being removed and recreated, and a leader change).
+ *
+ * <p><b>Lease time on a session store.</b> {@code leaseTime} is the longest a lease may be held
+ * without {@code extend}, as on every backend: at the end of the lease's validity the engine deletes
+ * the node (ZooKeeper has no TTL for ephemeral nodes). The lease also ends with the session: if the
+ * holding process crashes or stops, its session expires after {@code sessionTimeout} and the server
+ * deletes the node. {@code remaining()} never over-promises: while the connection is
+ * {@code SUSPENDED} no lease of the client is valid ({@code remaining()} is zero) until it is
+ * {@code RECONNECTED} with the same session; when the session is {@code LOST}, {@code lost()}
+ * completes with {@code BACKEND_LOST}. A process paused as a whole (its engine too) past its lease
+ * keeps its node until its session expires; it is fenced off by its token meanwhile. (Contenders
+ * do not reap by the node's {@code mtime}: that is the leader's wall clock, which may jump.)
+ *
+ * <p>Instantiating this class does no I/O; {@link #connect} connects, waits for the session within
+ * {@link LockOptions#connectTimeout()}, and lists the chroot (creating it if missing); a chroot
+ * where the client may not create nodes fails the first acquire with a {@link io.distlock.LockException}.
+ */
+public final class ZooKeeperLockBackend implements LockBackend {
+
+    private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("zookeeper", Guarantee.CORRECTNESS,
+            EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION,
+                    Feature.WAIT_NOTIFICATION, Feature.FIFO_WAITERS, Feature.QUORUM));
+
+    /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
+    public ZooKeeperLockBackend() {
+    }
+
+    @Override
+    public BackendDescriptor descriptor() {
+        return DESCRIPTOR;
+    }
+
+    /**
+     * @throws IllegalArgumentException                 if the URI is malformed (the message never shows the password)
+     * @throws io.distlock.BackendUnavailableException if no server of the ensemble answers within
+     *                                                  {@link LockOptions#connectTimeout()} (the message names the hosts)
+     * @throws io.distlock.LockException                if the chroot cannot be read or created (no permission)
+     */
+    @Override
+    public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
+        Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(context, "context");
+        return ZkLockDriver.connect(ZkEndpoint.parse(uri), options, context);
+    }
+
+    @Override
+    public String toString() {
+        return "ZooKeeperLockBackend[zookeeper://]";
+    }
+}

@@ -1,0 +1,89 @@
+package io.distlock.zookeeper.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+import org.apache.zookeeper.KeeperException;
+
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Waiting for the ZooKeeper client's asynchronous calls, bounded by the operation timeout, and
+ * turning their failures into the contract's exceptions. Waits are not interruptible: a reply
+ * is on its way within the timeout, and the engine decides what an interrupt means (it gives a
+ * late grant back and reports the interrupt); the interrupt flag is kept.
+ */
+final class ZkCalls {
+
+    private final String endpoint;
+    private final Duration timeout;
+
+    ZkCalls(String endpoint, Duration timeout) {
+        this.endpoint = endpoint;
+        this.timeout = timeout;
+    }
+
+    /** Completes {@code future} with the result code's exception, or the value. */
+    static <T> void complete(CompletableFuture<T> future, int rc, String path, T value) {
+        KeeperException.Code code = KeeperException.Code.get(rc);
+        if (code == KeeperException.Code.OK) {
+            future.complete(value);
+        } else {
+            future.completeExceptionally(KeeperException.create(code, path));
+        }
+    }
+
+    <T> T await(CompletableFuture<T> future, String what) throws KeeperException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    throw new BackendUnavailableException(endpoint, "ZooKeeper at " + endpoint + " did not answer "
+                            + what + " within " + timeout.toMillis() + " ms", e);
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof KeeperException) {
+                        throw (KeeperException) e.getCause();
+                    }
+                    throw new LockException("ZooKeeper at " + endpoint + " failed to " + what + ": " + e.getCause(), e.getCause());
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The contract's exception for a ZooKeeper failure that the caller does not handle itself. */
+    RuntimeException translate(KeeperException e, String what) {
+        switch (e.code()) {
+            case CONNECTIONLOSS:
+            case SESSIONEXPIRED:
+            case SESSIONMOVED:
+            case OPERATIONTIMEOUT:
+                return new BackendUnavailableException(endpoint, "ZooKeeper at " + endpoint + " could not " + what
+                        + ": " + e.code() + " (the connection or the session was lost)", e);
+            case NOAUTH:
+            case AUTHFAILED:
+                return new LockException("ZooKeeper at " + endpoint + " refused to " + what + ": no permission on "
+                        + e.getPath() + " (" + e.code() + "); grant this client CREATE, DELETE, READ and WRITE there,"
+                        + " or pick another chroot", e);
+            default:
+                return new LockException("ZooKeeper at " + endpoint + " failed to " + what + ": " + e.getMessage(), e);
+        }
+    }
+
+    static boolean isConnectionProblem(KeeperException e) {
+        KeeperException.Code code = e.code();
+        return code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.SESSIONEXPIRED
+                || code == KeeperException.Code.SESSIONMOVED || code == KeeperException.Code.OPERATIONTIMEOUT;
+    }
+}

@@ -1,0 +1,390 @@
+package io.distlock.zookeeper.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockRequest;
+import io.distlock.spi.Renewal;
+import io.distlock.spi.Watch;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
+
+/**
+ * One client's locks on a ZooKeeper ensemble: a lean lock recipe on the ZooKeeper handle that
+ * Curator keeps connected.
+ *
+ * <p>An acquire sends an asynchronous {@code create2} of an ephemeral-sequential node and, at once,
+ * a {@code getChildren} of the lock's directory. One session's requests are processed in order, so
+ * the listing already contains the new node: one round trip decides. The lowest sequence holds the
+ * lock; its {@code czxid} (from the create's {@code Stat}, no extra read) is the fencing token: it is
+ * ensemble-wide monotonic, and sequence order is creation order, so tokens increase in grant order.
+ * A request keeps its node between attempts (FIFO), and a waiter watches only its predecessor.
+ *
+ * <p>Lease time: an ephemeral node lives as long as the session, so the engine ends each lease at
+ * the end of its validity ({@link #leaseExpired}: the node is deleted), and a crashed or stopped
+ * process loses its nodes when its session expires. Connection states reach the engine:
+ * {@code SUSPENDED} makes every lease invalid until {@code RECONNECTED}; {@code LOST} (the session
+ * expired) loses them all.
+ */
+public final class ZkLockDriver implements LockDriver {
+
+    /** A request's node: its path and czxid (the fencing token if it is granted). */
+    private record Node(String path, long czxid) {
+    }
+
+    private final ZkSession session;
+    private final ZkEndpoint endpoint;
+    private final DriverContext context;
+    private final ZkCalls calls;
+    /** Owner token → the request's node, from its first attempt until it is released, lost or abandoned. */
+    private final Map<String, Node> nodes = new ConcurrentHashMap<>();
+    /** Owner token → the grants this client holds. */
+    private final Map<String, Grant> grants = new ConcurrentHashMap<>();
+    /** Lock name → the engine's waiters in this client, woken when a predecessor node goes. */
+    private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
+    /** Nodes that must go but could not be deleted while the connection was down; retried on reconnect. */
+    private final Set<String> leftovers = ConcurrentHashMap.newKeySet();
+    private volatile ZkSession sessionForEvents;
+
+    private ZkLockDriver(ZkEndpoint endpoint, LockOptions options, DriverContext context) {
+        this.endpoint = endpoint;
+        this.context = context;
+        // Connection events may arrive before open() returns: nothing is held yet then.
+        this.session = ZkSession.open(endpoint, options, this::stateChanged);
+        this.calls = session.calls();
+        this.sessionForEvents = session;
+    }
+
+    /**
+     * Connects, waits for the session within the connect timeout, and checks that this client can
+     * list the chroot (creating the chroot if it is missing).
+     *
+     * @param endpoint the parsed URI
+     * @param options  the client's timeouts
+     * @param context  how the driver reports to the engine
+     * @return the connected driver
+     * @throws BackendUnavailableException if no server of the ensemble answers within the connect timeout
+     * @throws io.distlock.LockException    if the chroot cannot be read or created (no permission)
+     */
+    public static ZkLockDriver connect(ZkEndpoint endpoint, LockOptions options, DriverContext context) {
+        return new ZkLockDriver(endpoint, options, context);
+    }
+
+    private ZooKeeper zk() {
+        return session.zk();
+    }
+
+    // ---- acquire -------------------------------------------------------------------------------
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        String dir = ZkPaths.lockDir(endpoint.chroot(), request.name());
+        long deadline = System.nanoTime() + session.operationTimeout().toNanos();
+        boolean replyLost = false;
+        while (true) {
+            try {
+                if (replyLost && !nodes.containsKey(request.ownerToken())) {
+                    adopt(request, dir);
+                }
+                return tryOnce(request, dir);
+            } catch (KeeperException e) {
+                // A server went away mid-request (a leader election, a restart): the client moves
+                // to another server with the same session. Wait for that, find a node whose create
+                // landed without a reply by the owner token in its name, and try again.
+                if (!ZkCalls.isConnectionProblem(e) || System.nanoTime() - deadline > 0) {
+                    throw calls.translate(e, "acquire '" + request.name() + "' in " + dir);
+                }
+                session.awaitReconnect(deadline, e, "acquire '" + request.name() + "'");
+                replyLost = true;
+            }
+        }
+    }
+
+    private Attempt tryOnce(LockRequest request, String dir) throws KeeperException {
+        for (int round = 0; ; round++) {
+            Node node = nodes.get(request.ownerToken());
+            List<String> children;
+            if (node == null) {
+                CompletableFuture<Node> created = create(dir, request);
+                CompletableFuture<List<String>> listed = children(dir); // pipelined: one round trip for both
+                try {
+                    node = calls.await(created, "create a lock node in " + dir);
+                } catch (KeeperException.NoNodeException e) {
+                    session.createParents(dir);
+                    continue;
+                }
+                nodes.put(request.ownerToken(), node);
+                children = calls.await(listed, "list " + dir);
+            } else {
+                children = calls.await(children(dir), "list " + dir);
+            }
+            List<String> queue = ZkPaths.queue(children);
+            int place = queue.indexOf(ZkPaths.name(node.path()));
+            if (place > 0 && removeGhosts(request, dir, queue.subList(0, place), node)) {
+                continue;
+            }
+            if (place < 0) {
+                // Our node is gone (the session that made it expired): start over in line.
+                nodes.remove(request.ownerToken(), node);
+                if (round > 3) {
+                    throw new BackendUnavailableException(endpoint.toString(), "lock node of '" + request.name()
+                            + "' keeps vanishing on " + endpoint + " (session expiring?)", null);
+                }
+                continue;
+            }
+            if (place == 0) {
+                Grant grant = new Grant(request, OptionalLong.of(node.czxid()), node.path());
+                grants.put(request.ownerToken(), grant);
+                return Attempt.granted(grant);
+            }
+            // Watch only the predecessor (no herd). If it is already gone, look again at once.
+            if (watchPredecessor(request.name(), dir + "/" + queue.get(place - 1))) {
+                return Attempt.busy();
+            }
+        }
+    }
+
+    /**
+     * A node ahead of ours with our own owner token is a ghost: a create whose reply was lost and
+     * that {@link #adopt} did not find. It must not hold our place (or the lock) for us.
+     *
+     * @return true if a ghost was deleted (look at the queue again)
+     */
+    private boolean removeGhosts(LockRequest request, String dir, List<String> ahead, Node node) {
+        boolean removed = false;
+        for (String child : ahead) {
+            if (ZkPaths.ownedBy(child, request.ownerToken()) && !child.equals(ZkPaths.name(node.path()))) {
+                session.delete(dir + "/" + child, "remove a duplicate request for '" + request.name() + "'");
+                removed = true;
+            }
+        }
+        return removed;
+    }
+
+    /** After a lost reply to a create: the node may exist; if so, it is this request's place in line. */
+    private void adopt(LockRequest request, String dir) throws KeeperException {
+        List<String> children;
+        try {
+            // The server we reconnected to may lag behind the one that took the create: sync first
+            // (in order with the listing, so the listing sees at least what the leader had).
+            zk().sync(dir, (rc, path, ctx) -> { }, null);
+            children = calls.await(children(dir), "list " + dir);
+        } catch (KeeperException.NoNodeException e) {
+            return;
+        }
+        for (String child : children) {
+            if (ZkPaths.ownedBy(child, request.ownerToken())) {
+                CompletableFuture<Long> czxid = new CompletableFuture<>();
+                zk().exists(dir + "/" + child, false, (rc, path, ctx, stat) ->
+                        ZkCalls.complete(czxid, rc, path, stat == null ? null : stat.getCzxid()), null);
+                try {
+                    nodes.put(request.ownerToken(), new Node(dir + "/" + child, calls.await(czxid, "read " + child)));
+                } catch (KeeperException.NoNodeException gone) {
+                    // deleted meanwhile: nothing to adopt
+                }
+                return;
+            }
+        }
+    }
+
+    private CompletableFuture<Node> create(String dir, LockRequest request) {
+        CompletableFuture<Node> future = new CompletableFuture<>();
+        byte[] data = Long.toString(request.leaseTime().toMillis()).getBytes(StandardCharsets.US_ASCII);
+        zk().create(ZkPaths.nodePrefix(dir, request.ownerToken()), data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
+                (rc, path, ctx, name, stat) -> ZkCalls.complete(future, rc, path, stat == null ? null : new Node(name, stat.getCzxid())),
+                null);
+        return future;
+    }
+
+    private CompletableFuture<List<String>> children(String dir) {
+        CompletableFuture<List<String>> future = new CompletableFuture<>();
+        zk().getChildren(dir, false, (rc, path, ctx, children) -> ZkCalls.complete(future, rc, path, children), null);
+        return future;
+    }
+
+    private boolean watchPredecessor(String name, String predecessor) throws KeeperException {
+        CompletableFuture<Boolean> exists = new CompletableFuture<>();
+        zk().exists(predecessor, event -> wake(name), (rc, path, ctx, stat) -> {
+            if (rc == KeeperException.Code.NONODE.intValue()) {
+                exists.complete(false);
+            } else {
+                ZkCalls.complete(exists, rc, path, true);
+            }
+        }, null);
+        return calls.await(exists, "watch " + predecessor);
+    }
+
+    private void wake(String name) {
+        Set<Runnable> waiting = listeners.get(name);
+        if (waiting != null) {
+            waiting.forEach(Runnable::run);
+        }
+    }
+
+    @Override
+    public Watch watch(String name, Runnable onChange) {
+        listeners.computeIfAbsent(name, k -> new CopyOnWriteArraySet<>()).add(onChange);
+        return () -> listeners.computeIfPresent(name, (k, set) -> {
+            set.remove(onChange);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    // ---- extend, release, end ------------------------------------------------------------------
+
+    @Override
+    public boolean extend(Grant grant, Duration leaseTime) {
+        return extendAll(List.of(new Renewal(grant, leaseTime))).get(0);
+    }
+
+    /** Every renewal's setData goes out at once; the replies come back in one round trip. */
+    @Override
+    public List<Boolean> extendAll(List<Renewal> renewals) {
+        List<CompletableFuture<Boolean>> replies = new ArrayList<>(renewals.size());
+        ZooKeeper zk = zk();
+        for (Renewal renewal : renewals) {
+            CompletableFuture<Boolean> reply = new CompletableFuture<>();
+            String path = (String) renewal.grant().handle();
+            byte[] data = Long.toString(renewal.leaseTime().toMillis()).getBytes(StandardCharsets.US_ASCII);
+            zk.setData(path, data, -1, (rc, p, ctx, stat) -> {
+                if (rc == KeeperException.Code.NONODE.intValue()) {
+                    reply.complete(false);
+                } else {
+                    ZkCalls.complete(reply, rc, p, true);
+                }
+            }, null);
+            replies.add(reply);
+        }
+        List<Boolean> results = new ArrayList<>(renewals.size());
+        for (int i = 0; i < replies.size(); i++) {
+            try {
+                boolean extended = calls.await(replies.get(i), "extend " + renewals.get(i).grant().name());
+                if (!extended) {
+                    forget(renewals.get(i).grant().ownerToken());
+                }
+                results.add(extended);
+            } catch (KeeperException e) {
+                throw calls.translate(e, "extend the lease on '" + renewals.get(i).grant().name() + "'");
+            }
+        }
+        return results;
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        forget(grant.ownerToken());
+        return session.delete((String) grant.handle(), "release '" + grant.name() + "'");
+    }
+
+    @Override
+    public boolean serverExpiresLeases() {
+        return false;
+    }
+
+    /** The lease time passed without an extend: the node goes, as a key with a TTL would. */
+    @Override
+    public void leaseExpired(Grant grant) {
+        forget(grant.ownerToken());
+        String path = (String) grant.handle();
+        try {
+            session.delete(path, "end the expired lease on '" + grant.name() + "'");
+        } catch (BackendUnavailableException e) {
+            leftovers.add(path); // deleted on reconnect, or by the server with the session
+            throw e;
+        }
+    }
+
+    @Override
+    public void abandon(LockRequest request, boolean outcomeUnknown) {
+        Node node = nodes.remove(request.ownerToken());
+        grants.remove(request.ownerToken());
+        if (node != null) {
+            session.delete(node.path(), "abandon a request for '" + request.name() + "'");
+            return;
+        }
+        if (outcomeUnknown) {
+            // A create may have landed without its reply: find the node by the owner token in its name.
+            String dir = ZkPaths.lockDir(endpoint.chroot(), request.name());
+            try {
+                for (String child : calls.await(children(dir), "list " + dir)) {
+                    if (ZkPaths.ownedBy(child, request.ownerToken())) {
+                        session.delete(dir + "/" + child, "abandon a request for '" + request.name() + "'");
+                    }
+                }
+            } catch (KeeperException.NoNodeException e) {
+                // nothing was left
+            } catch (KeeperException e) {
+                throw calls.translate(e, "clean up an abandoned request for '" + request.name() + "'");
+            }
+        }
+    }
+
+    private void forget(String ownerToken) {
+        grants.remove(ownerToken);
+        nodes.remove(ownerToken);
+    }
+
+    // ---- the session ---------------------------------------------------------------------------
+
+    private void stateChanged(ConnectionState state) {
+        switch (state) {
+            case SUSPENDED:
+                context.connectionSuspended();
+                break;
+            case RECONNECTED:
+                context.connectionRestored();
+                List<String> retry = new ArrayList<>(leftovers);
+                leftovers.removeAll(retry);
+                ZkSession current = sessionForEvents; // null while open() is still connecting
+                if (current != null) {
+                    retry.forEach(current::deleteInBackground);
+                } else {
+                    leftovers.addAll(retry);
+                }
+                listeners.keySet().forEach(this::wake); // a predecessor may have gone while we were away
+                break;
+            case LOST:
+                // The session expired: its ephemeral nodes are gone (or will be, if the server has
+                // not noticed yet; then they are deleted on reconnect). Every lease is lost.
+                for (Grant grant : new ArrayList<>(grants.values())) {
+                    forget(grant.ownerToken());
+                    leftovers.add((String) grant.handle());
+                    context.leaseLost(grant, Lease.LossReason.BACKEND_LOST);
+                }
+                for (Node node : new ArrayList<>(nodes.values())) {
+                    leftovers.add(node.path());
+                }
+                nodes.clear();
+                break;
+            default:
+                break;
+        }
+    }
+
+    /** @return the client's ZooKeeper handle (for tests that expire its session) */
+    public ZooKeeper zooKeeper() {
+        return zk();
+    }
+
+    @Override
+    public void close() {
+        session.close();
+    }
+}

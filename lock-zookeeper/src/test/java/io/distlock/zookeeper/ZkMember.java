@@ -1,0 +1,197 @@
+package io.distlock.zookeeper;
+
+import io.distlock.tck.fixtures.FaultProxy;
+import io.distlock.tck.fixtures.FreePorts;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Stream;
+
+/**
+ * One member of a test ensemble: a real ZooKeeper server ({@code QuorumPeerMain}) in a child JVM
+ * of its own, on free loopback ports, with a {@link FaultProxy} in front of its client port. A
+ * process of its own so that it can be frozen ({@code SIGSTOP}) and killed like a real server;
+ * clients reach it only through the proxy, so that its client traffic can be slowed or
+ * partitioned while it keeps talking to its peers.
+ */
+final class ZkMember implements AutoCloseable {
+
+    final int id;
+    final int clientPort;
+    private final Path dataDir;
+    private final Path config;
+    private final FaultProxy proxy;
+    private volatile Process process;
+
+    private ZkMember(int id, int clientPort, Path dataDir, Path config) {
+        this.id = id;
+        this.clientPort = clientPort;
+        this.dataDir = dataDir;
+        this.config = config;
+        this.proxy = FaultProxy.start(FreePorts.LOOPBACK, clientPort);
+    }
+
+    /**
+     * Writes the configuration of an ensemble of {@code size} members under {@code root} (one
+     * {@code zoo.cfg} and {@code myid} each; ticks of {@code tickMillis}); starts nothing.
+     */
+    static List<ZkMember> configure(Path root, int size, int tickMillis) {
+        int[] client = new int[size];
+        StringBuilder servers = new StringBuilder();
+        for (int i = 0; i < size; i++) {
+            client[i] = FreePorts.find();
+            servers.append("server.").append(i + 1).append('=').append(FreePorts.LOOPBACK).append(':')
+                    .append(FreePorts.find()).append(':').append(FreePorts.find()).append('\n');
+        }
+        List<ZkMember> members = new ArrayList<>();
+        try {
+            for (int i = 0; i < size; i++) {
+                Path dir = Files.createDirectories(root.resolve("zk" + (i + 1)));
+                Files.writeString(dir.resolve("myid"), Integer.toString(i + 1));
+                String cfg = "tickTime=" + tickMillis + "\ninitLimit=10\nsyncLimit=5\n"
+                        + "dataDir=" + dir.toAbsolutePath() + "\n"
+                        + "clientPort=" + client[i] + "\nclientPortAddress=" + FreePorts.LOOPBACK + "\n"
+                        + "admin.enableServer=false\n4lw.commands.whitelist=srvr,stat,ruok\n"
+                        + "preAllocSize=1024\n" // KB: no 64 MB transaction log files per test run
+                        + servers;
+                Path config = dir.resolve("zoo.cfg");
+                Files.writeString(config, cfg);
+                members.add(new ZkMember(i + 1, client[i], dir, config));
+            }
+        } catch (IOException e) {
+            members.forEach(ZkMember::close);
+            throw new UncheckedIOException("cannot write the configuration of a ZooKeeper ensemble under " + root, e);
+        }
+        return members;
+    }
+
+    /** Starts the server process (it joins the ensemble on its own); returns at once. */
+    synchronized void start() {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException("member " + id + " is running already");
+        }
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Xmx128m", "-XX:+UseSerialGC",
+                "-Dzookeeper.admin.enableServer=false", "-Dzookeeper.4lw.commands.whitelist=srvr,stat,ruok",
+                "-Dzookeeper.jmx.log4j.disable=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp", System.getProperty("java.class.path"),
+                "org.apache.zookeeper.server.quorum.QuorumPeerMain", config.toString());
+        try {
+            process = new ProcessBuilder(command).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(dataDir.resolve("server.log").toFile())).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start ZooKeeper member " + id, e);
+        }
+    }
+
+    /** Kills the server process ({@code SIGKILL}, a crash) and waits until it is gone. */
+    synchronized void kill() {
+        Process running = process;
+        if (running == null) {
+            return;
+        }
+        running.destroyForcibly();
+        try {
+            if (!running.waitFor(30, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("ZooKeeper member " + id + " (pid " + running.pid() + ") did not die");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while killing member " + id, e);
+        }
+        process = null;
+    }
+
+    /** Deletes the member's snapshots and transaction logs (it must be killed first). */
+    void wipeData() throws IOException {
+        Path data = dataDir.resolve("version-2");
+        if (Files.exists(data)) {
+            try (Stream<Path> files = Files.walk(data)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toArray(Path[]::new)) {
+                    Files.delete(file);
+                }
+            }
+        }
+    }
+
+    /** Freezes the server process ({@code SIGSTOP}): its sockets stay open, nothing is answered. */
+    void pause() {
+        signal("STOP", true);
+    }
+
+    /** Lets a frozen server process run again ({@code SIGCONT}). */
+    void resume() {
+        signal("CONT", false);
+    }
+
+    /** @return the proxy in front of the client port, through which every client connects */
+    FaultProxy proxy() {
+        return proxy;
+    }
+
+    // The JDK cannot send SIGSTOP/SIGCONT: kill(1) does, to this one child's PID. The signal is
+    // delivered asynchronously, so wait until /proc shows the state the caller relies on.
+    private void signal(String signal, boolean stopped) {
+        Process running = process;
+        if (running == null || !running.isAlive()) {
+            throw new IllegalStateException("member " + id + " is not running; cannot send SIG" + signal);
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(running.pid())).redirectErrorStream(true).start();
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + running.pid() + " failed: " + output.strip());
+            }
+            Path stat = Path.of("/proc", Long.toString(running.pid()), "stat");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (Files.isReadable(stat) && isStopped(stat) != stopped) {
+                if (System.nanoTime() - deadline > 0) {
+                    throw new IllegalStateException("member " + id + " did not " + (stopped ? "stop" : "resume"));
+                }
+                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2)); // polling the scheduler state
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run kill -" + signal, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while sending SIG" + signal, e);
+        }
+    }
+
+    private static boolean isStopped(Path stat) throws IOException {
+        String content = Files.readString(stat);
+        char state = content.charAt(content.lastIndexOf(')') + 2); // "pid (comm) S ..."
+        return state == 'T' || state == 't';
+    }
+
+    /** Resumes (if frozen) and kills the process, and closes the proxy. */
+    @Override
+    public void close() {
+        Process running = process;
+        if (running != null && running.isAlive()) {
+            try {
+                resume();
+            } catch (RuntimeException ignored) {
+                // killing it anyway
+            }
+        }
+        kill();
+        proxy.close();
+    }
+
+    @Override
+    public String toString() {
+        Process running = process;
+        return "member " + id + " (client port " + clientPort + ", proxy " + proxy.endpoint()
+                + (running != null ? ", pid " + running.pid() : ", down") + ")";
+    }
+}
