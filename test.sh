@@ -32,6 +32,9 @@ fi
 # consumer example can be built the way a user's project is: the BOM imported, no versions.
 ./mvnw -B --no-transfer-progress install "$@"
 ./mvnw -B --no-transfer-progress -f examples/consumer/pom.xml verify
+# The README's demo, on the artifacts just installed: it exits non-zero unless exactly one of five
+# instances ran the job and the paused holder's stale write was rejected.
+./demo.sh --prebuilt
 
 # One closing line over every module's Surefire reports (Maven prints one summary per module).
 find . -path '*/surefire-reports/TEST-*.xml' -print0 | xargs -0 -r head -q -n 2 | grep -o '<testsuite [^>]*>' | awk '

@@ -1,0 +1,49 @@
+package io.distlock.bench;
+
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.Locks;
+import io.distlock.DistributedLock;
+
+import java.time.Duration;
+
+/**
+ * Uncontended acquire+release of one key through the public API ({@code tryAcquire} once, then
+ * {@code release}), as a user writes it, on one client. With {@code readFence} the fencing token
+ * is read too, as a correctness-minded caller does.
+ */
+final class DistlockUncontended extends LoopScenario {
+
+    private static final Duration LEASE = Duration.ofSeconds(10);
+
+    private final LockClient client;
+    private final DistributedLock lock;
+    private final boolean readFence;
+    private long fenceSum;
+
+    DistlockUncontended(String label, String uri, String lockName, boolean readFence) {
+        super(label, uri.startsWith("redis") || uri.startsWith("redlock"));
+        this.client = Locks.connect(uri);
+        this.lock = client.lock(lockName);
+        this.readFence = readFence;
+    }
+
+    @Override
+    void op() {
+        Lease lease = lock.tryAcquire(LEASE).orElseThrow(() -> new IllegalStateException(lock + " was busy"));
+        if (readFence) {
+            fenceSum += lease.fencingToken().orElseThrow();
+        }
+        lease.release();
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    @Override
+    public String toString() {
+        return name() + " (fence sum " + fenceSum + ")";
+    }
+}

@@ -1,0 +1,84 @@
+package io.distlock.bench;
+
+import java.util.List;
+
+import redis.clients.jedis.ClientSetInfoConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.HostAndPort;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * The physical floor: what one loopback round trip to the same {@code redis-server} costs, with
+ * nothing of distlock in the way. One plain {@link Jedis} connection, no pool.
+ */
+final class Floor {
+
+    /** The minimal correct pair: compare-and-delete, so that a release never frees someone else's lock. */
+    static final String COMPARE_AND_DELETE =
+            "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0";
+
+    private Floor() {
+    }
+
+    static Jedis connect(String host, int port) {
+        return new Jedis(new HostAndPort(host, port), DefaultJedisClientConfig.builder()
+                .socketTimeoutMillis(5_000).connectionTimeoutMillis(5_000)
+                .autoNegotiateProtocol(false).clientSetInfoConfig(ClientSetInfoConfig.DISABLED).build());
+    }
+
+    /** {@code PING}: one round trip, the least a request can cost. */
+    static final class Ping extends LoopScenario {
+        private final Jedis jedis;
+
+        Ping(String host, int port) {
+            super("floor: raw Jedis PING");
+            this.jedis = connect(host, port);
+        }
+
+        @Override
+        void op() {
+            jedis.ping();
+        }
+
+        @Override
+        public void close() {
+            jedis.close();
+        }
+    }
+
+    /**
+     * {@code SET key token NX PX 10000} then {@code EVALSHA} compare-and-delete: two round trips,
+     * the hand-rolled lock every backend is measured against ("the pair"). The token is a counter:
+     * the floor pays for nothing it does not send.
+     */
+    static final class Pair extends LoopScenario {
+        private final Jedis jedis;
+        private final String sha;
+        private final SetParams nxPx = SetParams.setParams().nx().px(10_000);
+        private long token;
+
+        Pair(String host, int port) {
+            super("floor: raw SET NX PX + EVALSHA compare-and-delete");
+            this.jedis = connect(host, port);
+            this.sha = jedis.scriptLoad(COMPARE_AND_DELETE);
+        }
+
+        @Override
+        void op() {
+            String value = Long.toString(++token);
+            if (!"OK".equals(jedis.set("floor:pair", value, nxPx))) {
+                throw new IllegalStateException("floor:pair was held by someone else");
+            }
+            Object deleted = jedis.evalsha(sha, List.of("floor:pair"), List.of(value));
+            if (!Long.valueOf(1).equals(deleted)) {
+                throw new IllegalStateException("compare-and-delete of floor:pair answered " + deleted);
+            }
+        }
+
+        @Override
+        public void close() {
+            jedis.close();
+        }
+    }
+}

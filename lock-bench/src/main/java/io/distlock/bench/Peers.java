@@ -1,0 +1,86 @@
+package io.distlock.bench;
+
+import io.distlock.BackendDescriptor;
+import io.distlock.Locks;
+import io.distlock.tck.fixtures.RedisServer;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.StringJoiner;
+
+/**
+ * Rows of the backends that arrive as plugin modules, each beside its peer on servers of its own.
+ * A backend is measured only if its scheme is installed (found by {@link Locks#backends()} on the
+ * bench's classpath); lock-bench compiles without it, so a module still in progress never breaks
+ * the bench, and adding a backend's row is a runtime dependency plus a method here.
+ */
+final class Peers implements AutoCloseable {
+
+    static final String REDLOCK = "Redlock N=5 tryAcquire+release (no fence)";
+
+    private final List<AutoCloseable> servers = new ArrayList<>();
+    private final List<RedisServer> redisNodes = new ArrayList<>();
+
+    /** @return the Redis servers started here (their CPU is counted with the rows that use them) */
+    List<RedisServer> redisServers() {
+        return List.copyOf(redisNodes);
+    }
+
+    static boolean installed(String scheme) {
+        return Locks.backends().stream().map(BackendDescriptor::scheme).anyMatch(scheme::equals);
+    }
+
+    /**
+     * Redlock over five independent {@code redis-server}s of its own, set against the single-node
+     * rows (the issue's target: at most 1.5× single node).
+     *
+     * @return false if {@code redlock://} is not installed
+     */
+    boolean redlock(List<Scenario> into) {
+        if (!installed("redlock")) {
+            return false;
+        }
+        StringJoiner nodes = new StringJoiner(",", "redlock://", "");
+        List<String> endpoints = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            RedisServer node = RedisServer.start();
+            servers.add(node);
+            redisNodes.add(node);
+            nodes.add(node.endpoint());
+            endpoints.add(node.endpoint());
+        }
+        into.add(new RawFanOutPair(endpoints));
+        // A generous per-node timeout (default 50 ms): this measures latency, not how a loaded
+        // 2-core machine's stalls count against the quorum.
+        into.add(new DistlockUncontended(REDLOCK, nodes + "?nodeTimeout=1000", "redlock-uncontended", false));
+        return true;
+    }
+
+    /**
+     * distlock's ZooKeeper backend and Curator's {@code InterProcessMutex} on one in-process
+     * ZooKeeper server of their own (the issue's target: distlock at most 0.9× Curator).
+     *
+     * @return false if {@code zookeeper://} is not installed
+     */
+    boolean zookeeper(List<Scenario> into) throws Exception {
+        if (!installed("zookeeper")) {
+            return false;
+        }
+        ZooKeeperPeers zk = ZooKeeperPeers.start();
+        servers.add(zk);
+        into.add(new DistlockUncontended(ZooKeeperPeers.DISTLOCK, zk.uri(), "zk-uncontended", true));
+        into.add(zk.curatorMutex());
+        return true;
+    }
+
+    @Override
+    public void close() {
+        for (AutoCloseable server : servers) {
+            try {
+                server.close();
+            } catch (Exception e) {
+                System.err.println("closing " + server + " failed: " + e);
+            }
+        }
+    }
+}

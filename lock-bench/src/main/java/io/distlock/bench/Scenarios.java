@@ -1,0 +1,49 @@
+package io.distlock.bench;
+
+import io.distlock.tck.fixtures.RedisServer;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The rows on the main {@code redis-server}: the floor, the diagnostic layers, single Redis and
+ * its peer Redisson, uncontended and contended. Backends that arrive as plugin modules have their
+ * rows, servers and peers in {@link Peers}.
+ */
+final class Scenarios {
+
+    static final String DISTLOCK_FENCE = "distlock single Redis tryAcquire+release, fence read";
+    static final String DISTLOCK_NO_FENCE = "distlock single Redis tryAcquire+release, fence not read";
+    static final String REDISSON_RLOCK = "Redisson 4 RLock lock+unlock";
+    static final String CONTENDED_DISTLOCK = "contended, 4 clients: distlock single Redis";
+    static final String CONTENDED_REDISSON = "contended, 4 clients: Redisson 4 RLock";
+    static final String CONTENDED_RAW = "floor: contended, 4 clients: raw SET NX PX + PUBLISH on release, subscriber wakes waiter";
+
+    private Scenarios() {
+    }
+
+    /** The floor, single Redis and Redisson, all on one server. */
+    static void redisSingle(RedisServer redis, List<Scenario> into) throws InterruptedException {
+        String host = redis.host();
+        int port = redis.port();
+        into.add(new Floor.Ping(host, port));
+        into.add(new Floor.Pair(host, port));
+        into.add(new ScriptsOnly(host, port));
+        into.add(new DriverOnly(redis.uri(), "driver-only"));
+        into.add(new DistlockUncontended(DISTLOCK_FENCE, redis.uri(), "uncontended-fenced", true));
+        into.add(new DistlockUncontended(DISTLOCK_NO_FENCE, redis.uri(), "uncontended", false));
+        into.add(RedissonUncontended.rLock(host, port, "redisson-uncontended"));
+        into.add(RedissonUncontended.rFencedLock(host, port, "redisson-uncontended-fenced"));
+        List<Contended.Contender> raw = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            raw.add(new RawNotifiedContender(host, port, "raw-contended", i));
+        }
+        into.add(new Contended(CONTENDED_RAW, raw));
+        into.add(new Contended(CONTENDED_DISTLOCK, List.of(
+                Contenders.distlock(redis.uri(), "contended"), Contenders.distlock(redis.uri(), "contended"),
+                Contenders.distlock(redis.uri(), "contended"), Contenders.distlock(redis.uri(), "contended"))));
+        into.add(new Contended(CONTENDED_REDISSON, List.of(
+                Contenders.redisson(host, port, "redisson-contended"), Contenders.redisson(host, port, "redisson-contended"),
+                Contenders.redisson(host, port, "redisson-contended"), Contenders.redisson(host, port, "redisson-contended"))));
+    }
+}

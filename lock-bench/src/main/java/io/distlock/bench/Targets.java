@@ -1,0 +1,71 @@
+package io.distlock.bench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/** The targets, each read off the report as met or missed, with the median it was judged on. */
+final class Targets {
+
+    private Targets() {
+    }
+
+    static String check(Report report) {
+        List<String> lines = new ArrayList<>();
+        lines.add("Targets (median of runs):");
+        for (String row : List.of(Scenarios.DISTLOCK_FENCE, Scenarios.DISTLOCK_NO_FENCE)) {
+            double ratio = median(report.ratios(row, false));
+            double redisson = median(report.ratios(Scenarios.REDISSON_RLOCK, false));
+            lines.add(line(ratio <= 1.10, row + ": p50 " + f(ratio) + "× the pair (target ≤ 1.10×)"));
+            lines.add(line(ratio < redisson, row + ": p50 " + f(ratio) + "× vs Redisson RLock " + f(redisson) + "× (target: below)"));
+        }
+        double p50 = median(report.ratios(Scenarios.CONTENDED_DISTLOCK, false));
+        double p99 = median(report.ratios(Scenarios.CONTENDED_DISTLOCK, true));
+        lines.add(line(p50 <= 1.5, "contended hand-off p50 " + f(p50) + "× the pair's p50 (target ≤ 1.5×)"));
+        lines.add(line(p99 <= 4, "contended hand-off p99 " + f(p99) + "× the pair's p99 (target ≤ 4×)"));
+        double rawP50 = median(report.ratios(Scenarios.CONTENDED_RAW, false));
+        double rawP99 = median(report.ratios(Scenarios.CONTENDED_RAW, true));
+        lines.add("  context: the raw notified hand-off (no library) is " + f(rawP50) + "× / " + f(rawP99)
+                + "× the pair (p50 / p99); distlock's hand-off is " + f(p50 / rawP50) + "× / " + f(p99 / rawP99) + "× that floor");
+        if (!report.row(Peers.REDLOCK).isEmpty()) {
+            double redlock = median(report.ratios(Peers.REDLOCK, false));
+            double single = median(report.ratios(Scenarios.DISTLOCK_NO_FENCE, false));
+            lines.add(line(redlock / single <= 1.5, "Redlock N=5 p50 " + f(redlock / single) + "× single node (target ≤ 1.5×)"));
+            double fanOut = median(report.ratios(RawFanOutPair.label(5), false));
+            lines.add("  context: the raw pair fanned out to 5 nodes (no library) is " + f(fanOut) + "× the pair; Redlock is "
+                    + f(redlock / fanOut) + "× that floor");
+        }
+        if (!report.row(ZooKeeperPeers.DISTLOCK).isEmpty()) {
+            double zk = median(report.ratios(ZooKeeperPeers.DISTLOCK, false));
+            double curator = median(report.ratios(ZooKeeperPeers.CURATOR, false));
+            lines.add(line(zk / curator <= 0.9, "ZooKeeper p50 " + f(zk / curator) + "× Curator InterProcessMutex (target ≤ 0.9×)"));
+        }
+        List<Measurement> scale = report.row(report.scaleRow());
+        if (!scale.isEmpty()) {
+            double rt = median(scale.stream().mapToDouble(m -> m.extras().get("round trips per tick")).toArray());
+            double leases = median(scale.stream().mapToDouble(m -> m.extras().get("leases per tick")).toArray());
+            double allowed = Math.ceil(leases / 1000);
+            lines.add(line(rt <= allowed, "renewal: " + f(rt) + " pipelined round trips per tick for " + f(leases)
+                    + " leases per tick (target ≤ 1 per 1,000 leases: " + f(allowed) + ")"));
+        }
+        return String.join("\n", lines) + "\n";
+    }
+
+    private static String line(boolean met, String text) {
+        return "- " + (met ? "met:    " : "MISSED: ") + text;
+    }
+
+    private static double median(double[] values) {
+        if (values.length == 0) {
+            return Double.NaN;
+        }
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return Report.median(sorted);
+    }
+
+    private static String f(double value) {
+        return String.format(Locale.ROOT, "%.2f", value);
+    }
+}

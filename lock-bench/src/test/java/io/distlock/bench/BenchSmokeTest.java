@@ -1,0 +1,46 @@
+package io.distlock.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import org.junit.jupiter.api.Test;
+
+/**
+ * The bench's smoke mode: every row runs against real servers for a few slices and yields a
+ * measurement. It checks that the harness works, not the numbers (CI machines are noisy).
+ */
+class BenchSmokeTest {
+
+    @Test
+    void everyScenarioRunsAndTheTableHasEveryRow() throws Exception {
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        Report report = Bench.run(Bench.Settings.smoke(), new PrintStream(log, true, StandardCharsets.UTF_8));
+
+        assertThat(report.rowNames()).contains(Report.PAIR, Scenarios.DISTLOCK_FENCE, Scenarios.DISTLOCK_NO_FENCE,
+                Scenarios.REDISSON_RLOCK, Scenarios.CONTENDED_DISTLOCK, Scenarios.CONTENDED_REDISSON);
+        for (String row : report.rowNames()) {
+            Measurement m = report.row(row).get(0);
+            assertThat(m.count()).as(row).isPositive();
+            assertThat(m.opsPerSec()).as(row).isPositive();
+            assertThat(m.p50()).as(row).isPositive().isLessThanOrEqualTo(m.p99());
+        }
+        if (Peers.installed("redlock")) {
+            assertThat(report.rowNames()).contains(Peers.REDLOCK, RawFanOutPair.label(5));
+        }
+        if (Peers.installed("zookeeper")) {
+            assertThat(report.rowNames()).contains(ZooKeeperPeers.DISTLOCK, ZooKeeperPeers.CURATOR);
+        }
+        Measurement scale = report.row(report.scaleRow()).get(0);
+        assertThat(scale.extras().get("leases lost")).isZero();
+        assertThat(scale.extras().get("EVALSHA per renewal")).as("one compare-and-extend per renewal").isEqualTo(1.0);
+        assertThat(scale.extras().get("round trips per tick"))
+                .isLessThanOrEqualTo(scale.extras().get("allowed per tick (1 per started 1000 leases)"));
+
+        String out = log.toString(StandardCharsets.UTF_8);
+        assertThat(out).contains("| scenario | ops/s | p50 µs |").contains("Targets (median of runs):");
+        assertThat(report.row(Scenarios.CONTENDED_DISTLOCK).get(0).extras()).containsKeys("least share %", "most share %");
+    }
+}
