@@ -16,6 +16,7 @@ import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
 
 import java.net.URI;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,7 +47,11 @@ final class EngineClient implements LockClient, DriverContext {
     private final LeaseKeeper keeper;
     private final ConcurrentHashMap<String, EngineLease> held = new ConcurrentHashMap<>();
     private final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
-    private final SecureRandom random = new SecureRandom();
+    /**
+     * Owner tokens come from a DRBG seeded once from the system's entropy: as unpredictable as the
+     * platform default (NativePRNG), without its global lock and /dev/urandom read per token.
+     */
+    private final SecureRandom random = ownerTokenSource();
     private final Object closeLock = new Object();
     private volatile LockDriver driver;
     private volatile boolean closed;
@@ -180,6 +185,14 @@ final class EngineClient implements LockClient, DriverContext {
         if (!descriptor.has(feature)) {
             throw new UnsupportedOperationException(operation + " needs feature " + feature
                     + ", which backend '" + descriptor.scheme() + "' does not declare");
+        }
+    }
+
+    private static SecureRandom ownerTokenSource() {
+        try {
+            return SecureRandom.getInstance("DRBG");
+        } catch (NoSuchAlgorithmException e) {
+            return new SecureRandom(); // a JDK without DRBG (it is standard since 9): the platform default
         }
     }
 

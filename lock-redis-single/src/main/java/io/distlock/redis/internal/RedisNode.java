@@ -374,24 +374,30 @@ public final class RedisNode implements AutoCloseable {
     public <T> T withConnection(String operation, Function<Jedis, T> action) {
         for (boolean retried = false; ; retried = true) {
             checkOpen();
-            Jedis jedis;
+            FlushableConnection connection;
             try {
-                jedis = new Jedis(pool.getResource()); // closing it returns the connection to the pool
+                connection = (FlushableConnection) pool.getResource();
             } catch (JedisException | IllegalStateException e) {
                 throw translate(operation, e);
             }
+            Jedis jedis = connection.facade();
             try {
                 return action.apply(jedis);
             } catch (JedisConnectionException e) {
+                connection.dropFacade();
                 if (retried || isTimeout(e) || closed) {
                     throw translate(operation, e);
                 }
                 // Idle connections die together (a server restart): drop them all, try a fresh one.
                 pool.clear();
-            } catch (JedisException e) {
-                throw translate(operation, e);
+            } catch (RuntimeException e) {
+                connection.dropFacade();
+                if (e instanceof JedisException) {
+                    throw translate(operation, e);
+                }
+                throw e;
             } finally {
-                jedis.close();
+                jedis.close(); // returns the connection to the pool (or discards it if broken)
             }
         }
     }
