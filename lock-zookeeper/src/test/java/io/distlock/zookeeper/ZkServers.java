@@ -259,24 +259,15 @@ final class ZkServers implements Closeable {
         } catch (Exception e) {
             throw new IllegalStateException("could not stop " + leader, e);
         }
-        return new NodeFaults.Fault() {
-            private boolean closed;
-
-            @Override
-            public synchronized void close() {
-                if (closed) {
-                    return;
-                }
-                closed = true;
-                try {
-                    leader.start();
-                    awaitWritable(Duration.ofSeconds(60));
-                    awaitAllServing(Duration.ofSeconds(60)); // a client must not land on a server still syncing
-                } catch (Exception e) {
-                    throw new IllegalStateException("could not restart " + leader, e);
-                }
+        // Healed once the old leader is back and every member serves: a client must not land on a
+        // server still syncing.
+        return healed("stopped (leader " + leader.id + ")", () -> {
+            try {
+                leader.start();
+            } catch (Exception e) {
+                throw new IllegalStateException("could not restart " + leader, e);
             }
-        };
+        });
     }
 
     /**

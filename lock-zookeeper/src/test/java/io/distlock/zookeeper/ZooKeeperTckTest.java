@@ -11,6 +11,7 @@ import io.distlock.Lease;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
@@ -85,6 +86,7 @@ class ZooKeeperTckTest extends LockVerification {
      * survives (its client reconnects to a follower), and nobody else is granted the lock meanwhile.
      */
     @Test
+    @DisplayName("zookeeper: the leader killed mid-hold, the holder's lease survives and no second lease is granted")
     void leaderKilledMidHoldGrantsNoSecondLease() throws InterruptedException {
         try (LockClient a = newClient(); LockClient b = newClient()) {
             Lease held = a.lock("leader-kill").tryAcquire(Duration.ofSeconds(20)).orElseThrow();
