@@ -2,10 +2,10 @@ package io.distlock.zookeeper;
 
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.Signals;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Stream;
 
 /**
@@ -125,12 +124,20 @@ final class ZkMember implements AutoCloseable {
 
     /** Freezes the server process ({@code SIGSTOP}): its sockets stay open, nothing is answered. */
     void pause() {
-        signal("STOP", true);
+        Signals.stop(running("SIGSTOP"), Duration.ofSeconds(10));
     }
 
     /** Lets a frozen server process run again ({@code SIGCONT}). */
     void resume() {
-        signal("CONT", false);
+        Signals.resume(running("SIGCONT"), Duration.ofSeconds(10));
+    }
+
+    private Process running(String signal) {
+        Process running = process;
+        if (running == null || !running.isAlive()) {
+            throw new IllegalStateException("member " + id + " is not running; cannot send " + signal);
+        }
+        return running;
     }
 
     /** @return the proxy in front of the client port, through which every client connects */
@@ -138,40 +145,6 @@ final class ZkMember implements AutoCloseable {
         return proxy;
     }
 
-    // The JDK cannot send SIGSTOP/SIGCONT: kill(1) does, to this one child's PID. The signal is
-    // delivered asynchronously, so wait until /proc shows the state the caller relies on.
-    private void signal(String signal, boolean stopped) {
-        Process running = process;
-        if (running == null || !running.isAlive()) {
-            throw new IllegalStateException("member " + id + " is not running; cannot send SIG" + signal);
-        }
-        try {
-            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(running.pid())).redirectErrorStream(true).start();
-            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
-                throw new IllegalStateException("kill -" + signal + " " + running.pid() + " failed: " + output.strip());
-            }
-            Path stat = Path.of("/proc", Long.toString(running.pid()), "stat");
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (Files.isReadable(stat) && isStopped(stat) != stopped) {
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("member " + id + " did not " + (stopped ? "stop" : "resume"));
-                }
-                LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2)); // polling the scheduler state
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot run kill -" + signal, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while sending SIG" + signal, e);
-        }
-    }
-
-    private static boolean isStopped(Path stat) throws IOException {
-        String content = Files.readString(stat);
-        char state = content.charAt(content.lastIndexOf(')') + 2); // "pid (comm) S ..."
-        return state == 'T' || state == 't';
-    }
 
     /** Resumes (if frozen) and kills the process, and closes the proxy. */
     @Override

@@ -12,6 +12,7 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.FourLetterWordMain;
+import org.awaitility.core.ConditionTimeoutException;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -28,6 +29,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * Real ZooKeeper servers for the tests, every one on free loopback ports: a single in-process
@@ -146,25 +149,27 @@ final class ZkServers implements Closeable {
     }
 
     /** Waits until a write succeeds: the server (or a quorum) serves. */
-    void awaitWritable(Duration atMost) throws Exception {
-        long deadline = System.nanoTime() + atMost.toNanos();
-        Exception last = null;
-        while (System.nanoTime() - deadline < 0) {
-            try {
-                ZooKeeper zk = connect(connectString(), Duration.ofSeconds(2));
+    void awaitWritable(Duration atMost) {
+        Exception[] last = {null};
+        try {
+            await().atMost(atMost).pollInterval(Duration.ofMillis(50)).until(() -> {
                 try {
-                    String path = zk.create("/quorum-check-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
-                    zk.delete(path, -1);
-                    return;
-                } finally {
-                    zk.close();
+                    ZooKeeper zk = connect(connectString(), Duration.ofSeconds(2));
+                    try {
+                        String path = zk.create("/quorum-check-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL);
+                        zk.delete(path, -1);
+                        return true;
+                    } finally {
+                        zk.close();
+                    }
+                } catch (IOException | KeeperException e) {
+                    last[0] = e; // still electing, or not yet listening
+                    return false;
                 }
-            } catch (IOException | KeeperException e) {
-                last = e;
-                Thread.sleep(50); // polling a server that is still electing; no condition to wait on
-            }
+            });
+        } catch (ConditionTimeoutException e) {
+            throw new IllegalStateException("ZooKeeper at " + connectString() + " did not take a write within " + atMost, last[0]);
         }
-        throw new IllegalStateException("ZooKeeper at " + connectString() + " did not take a write within " + atMost, last);
     }
 
     /** A plain ZooKeeper client, connected. */
@@ -211,26 +216,24 @@ final class ZkServers implements Closeable {
      * clients of a stopped member have reconnected elsewhere (and are no longer SUSPENDED). Gives
      * up quietly after {@code atMost}: a client closed meanwhile never comes back.
      */
-    void awaitReconnected(int before, Duration atMost) throws InterruptedException {
-        long deadline = System.nanoTime() + atMost.toNanos();
-        while (clientConnections() < before && System.nanoTime() - deadline < 0) {
-            Thread.sleep(20); // polling the servers' connection counts; there is nothing to wait on
+    void awaitReconnected(int before, Duration atMost) {
+        try {
+            await().atMost(atMost).pollInterval(Duration.ofMillis(20)).until(() -> clientConnections() >= before);
+        } catch (ConditionTimeoutException e) {
+            // quietly: see above
         }
     }
 
     /** Waits until every member reports itself leader or follower (none is still looking or syncing). */
-    void awaitAllServing(Duration atMost) throws InterruptedException {
-        long deadline = System.nanoTime() + atMost.toNanos();
+    void awaitAllServing(Duration atMost) {
         for (int port : serverPorts()) {
-            while (true) {
-                String stat = srvr(port);
-                if (stat.contains("Mode: leader") || stat.contains("Mode: follower") || stat.contains("Mode: standalone")) {
-                    break;
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    throw new IllegalStateException("the server on port " + port + " is not serving after " + atMost);
-                }
-                Thread.sleep(50); // polling the member's mode; there is nothing to wait on
+            try {
+                await().atMost(atMost).pollInterval(Duration.ofMillis(50)).until(() -> {
+                    String stat = srvr(port);
+                    return stat.contains("Mode: leader") || stat.contains("Mode: follower") || stat.contains("Mode: standalone");
+                });
+            } catch (ConditionTimeoutException e) {
+                throw new IllegalStateException("the server on port " + port + " is not serving after " + atMost, e);
             }
         }
     }
