@@ -9,10 +9,14 @@ import java.util.Optional;
  *
  * <p>The lock is not re-entrant: while a lease on a name is held, a second acquire of the same
  * name through any client (this one included) is contention. Contention is reported as an empty
- * {@link Optional}, never as an exception.
+ * {@link Optional}, never as an exception — and only contention: a backend that could not be
+ * reached, or whose answer did not arrive, is a {@link BackendUnavailableException}, never an empty
+ * result. Whatever an acquire that ended without a lease may have written on the server (a request
+ * whose reply was lost) is removed by owner token, in the background if the server is away.
  *
  * <p><b>Lease times</b> must be between {@link #MIN_LEASE_TIME} and {@link #MAX_LEASE_TIME}
- * (a backend may require more, and says so); use {@link Lease#autoRenew()} for work of unknown
+ * (a backend may require more, and says so), and longer than the client's clock-drift allowance
+ * for them ({@link LockOptions#clockDrift(Duration)}); use {@link Lease#autoRenew()} for work of unknown
  * length rather than a huge lease. <b>Interrupts:</b> an acquire that is interrupted or runs out of
  * time never leaves the lock held on the server.
  */
@@ -35,28 +39,34 @@ public interface DistributedLock {
      * @throws NullPointerException        if {@code leaseTime} is null
      * @throws IllegalArgumentException    if {@code leaseTime} is out of range
      * @throws IllegalStateException       if the client is closed
-     * @throws BackendUnavailableException if the backend could not be reached (nothing is left held)
+     * @throws BackendUnavailableException if no definite answer came (unreachable, no reply, no quorum
+     *                                     either way); whatever the attempt may have written is removed
      */
     Optional<Lease> tryAcquire(Duration leaseTime);
 
     /**
      * Takes the lock, waiting up to {@code maxWait} for it to become free. Waiters are woken by the
      * backend where it can notify ({@link Feature#WAIT_NOTIFICATION}), else they retry on a jittered
-     * back-off. A {@code maxWait} of zero is one attempt.
+     * back-off. A {@code maxWait} of zero is one attempt. Attempts whose outcome is unknown (the
+     * backend did not answer) are retried within {@code maxWait} too; if the wait ends on one, the
+     * acquire throws rather than report contention.
      *
      * @param leaseTime how long the lock is held unless released or extended
      * @param maxWait   the longest to wait; zero for a single attempt
-     * @return the lease, or empty if the lock did not become free in time
+     * @return the lease, or empty if another holder kept the lock for the whole wait
      * @throws NullPointerException        if an argument is null
      * @throws IllegalArgumentException    if {@code leaseTime} is out of range or {@code maxWait} is negative
      * @throws IllegalStateException       if the client is closed, before or while waiting
      * @throws InterruptedException        if the thread is interrupted while waiting (nothing is left held)
-     * @throws BackendUnavailableException if the backend could not be reached (nothing is left held)
+     * @throws BackendUnavailableException if the wait ended on an attempt with no definite answer
+     *                                     (nothing is left held)
      */
     Optional<Lease> tryAcquire(Duration leaseTime, Duration maxWait) throws InterruptedException;
 
     /**
-     * Takes the lock, waiting as long as it takes.
+     * Takes the lock, waiting as long as it takes for other holders. If every attempt for the
+     * connect timeout ({@link LockOptions#connectTimeout()}) got no definite answer, the backend
+     * counts as unreachable and the acquire throws.
      *
      * @param leaseTime how long the lock is held unless released or extended
      * @return the lease
@@ -64,7 +74,8 @@ public interface DistributedLock {
      * @throws IllegalArgumentException    if {@code leaseTime} is out of range
      * @throws IllegalStateException       if the client is closed, before or while waiting
      * @throws InterruptedException        if the thread is interrupted while waiting (nothing is left held)
-     * @throws BackendUnavailableException if the backend could not be reached (nothing is left held)
+     * @throws BackendUnavailableException if the backend stayed unreachable for the connect timeout
+     *                                     (nothing is left held)
      */
     Lease acquire(Duration leaseTime) throws InterruptedException;
 }

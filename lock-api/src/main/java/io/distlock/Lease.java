@@ -62,23 +62,33 @@ public interface Lease extends AutoCloseable {
     /**
      * Extends the lease so that it ends {@code leaseTime} from now, if it is still held by this
      * lease on the server (an atomic compare-and-extend: it never touches a lock someone else holds).
-     * On success the validity is recomputed from the moment the request was sent.
+     * On success the validity is recomputed from the moment the request was sent. At most one
+     * extension of a lease is in flight at a time: a call made while the auto-renewal's is on its
+     * way waits for it (at most about twice the operation timeout).
+     *
+     * <p>A shorter lease time than the current one shortens the validity this lease promises; the
+     * server may keep the lock until the longer one ends (an extension never moves the server's
+     * expiry earlier, so that a late, older extension cannot cut a newer one short). Release the
+     * lease to free the lock at once.
      *
      * @param leaseTime the new lease time, counted from now
-     * @return true if extended; false if the lease had already expired or been lost (it is then
-     *         reported through {@link #lost()})
+     * @return true if extended; false if the lease had already expired or the server answered that
+     *         it is no longer held by it (it is then reported through {@link #lost()})
      * @throws IllegalStateException         if the lease was released or its client closed
      * @throws IllegalArgumentException      if {@code leaseTime} is out of range (see {@link DistributedLock})
      * @throws UnsupportedOperationException if the backend lacks {@link Feature#LEASE_EXTENSION}
-     * @throws BackendUnavailableException   if the backend could not be reached; the lease is unchanged
+     * @throws BackendUnavailableException   if no definite answer came: the extension may or may not
+     *                                       have taken effect, so until a later extend succeeds the
+     *                                       lease promises the shorter of its old and its new lease
      */
     boolean extend(Duration leaseTime);
 
     /**
      * Keeps this lease alive until it is released: the client's single scheduler extends it by its
      * lease time whenever a third of it has passed (renewals of many leases are batched). If a
-     * renewal finds the lock gone, or renewals keep failing until the validity passes, the lease
-     * is lost and {@link #lost()} completes.
+     * renewal finds the lock gone, the lease is lost ({@link LossReason#REVOKED}); a renewal that
+     * gets no answer is retried until the validity passes, and only then is the lease lost
+     * ({@link LossReason#EXPIRED}). Either way {@link #lost()} completes.
      *
      * @return this lease, for chaining after {@code acquire}
      * @throws IllegalStateException         if the lease was released or its client closed
@@ -90,9 +100,12 @@ public interface Lease extends AutoCloseable {
      * Releases the lock if this lease still holds it (an atomic compare-and-delete on the server:
      * never someone else's lock). Idempotent: later calls do nothing. Callable from any thread.
      *
-     * @throws BackendUnavailableException if the backend could not be reached; the lease is
-     *                                     released locally all the same and the lock expires on the
-     *                                     server at the end of its lease time
+     * <p>The lease is invalid at once. The removal on the server is guaranteed: if the server does
+     * not confirm it (unreachable, no answer within the operation timeout), it is retried in the
+     * background — with back-off, and at once when a session store's connection comes back — until
+     * the server confirms it, until the lock's lease time has passed there (a server that expires
+     * locks), or until the client is closed. So {@code release()} never throws for an unreachable
+     * backend, and while the client knows its backend to be away it returns at once.
      */
     void release();
 

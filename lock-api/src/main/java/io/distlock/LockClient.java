@@ -28,8 +28,10 @@ public interface LockClient extends AutoCloseable {
     BackendDescriptor backend();
 
     /**
-     * Releases every lease still held (best effort: a lease the backend cannot be told about expires
-     * there at the end of its lease time), then closes the connection. Idempotent.
+     * Releases every lease still held and makes one last attempt at every removal still pending
+     * (see {@link Lease#release()}), in one batch, waiting for it at most the operation timeout; what
+     * the server did not confirm by then ends there with its lease time (or, on a session store,
+     * with the session, which closing ends). Then closes the connection. Idempotent.
      */
     @Override
     void close();

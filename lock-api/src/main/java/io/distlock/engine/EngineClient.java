@@ -1,6 +1,7 @@
 package io.distlock.engine;
 
 import io.distlock.BackendDescriptor;
+import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
 import io.distlock.Feature;
 import io.distlock.Lease;
@@ -9,11 +10,13 @@ import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
+import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Watch;
 
 import java.net.URI;
 import java.security.NoSuchAlgorithmException;
@@ -25,26 +28,23 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ForkJoinPool;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The engine's {@link LockClient}: one per {@link io.distlock.Locks#connect} call, wrapping one
- * backend driver. It owns the client's only scheduler thread (see {@link LeaseKeeper}), the
- * leases it holds, and the translation of driver failures into the contract's exceptions.
+ * backend driver. It owns the client's runtime (the keeper thread, a small I/O executor, the
+ * clock; see {@link EngineRuntime}), the leases it holds, the cleanup queue ({@link Cleanup}), and
+ * the translation of driver failures into the contract's exceptions.
  */
 final class EngineClient implements LockClient, DriverContext {
 
     static final System.Logger LOG = System.getLogger("io.distlock");
-    private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
 
     private final BackendDescriptor descriptor;
     private final LockOptions options;
     private final String endpoint;
-    private final ScheduledThreadPoolExecutor scheduler;
+    private final EngineRuntime runtime;
     private final LeaseKeeper keeper;
+    private final Cleanup cleanup;
     private final ConcurrentHashMap<String, EngineLease> held = new ConcurrentHashMap<>();
     private final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
     /**
@@ -59,29 +59,34 @@ final class EngineClient implements LockClient, DriverContext {
     private volatile boolean suspended;
     /** False for a session-based store: the engine then ends leases on the server at the end of their validity. */
     private volatile boolean serverExpiresLeases = true;
+    private volatile boolean reliableNotifications;
+    /** For a session store that reports its session: no lease is valid past this (monotonic clock). */
+    private volatile long sessionValidUntil;
+    private volatile boolean sessionBounded;
 
-    private EngineClient(BackendDescriptor descriptor, LockOptions options, String endpoint) {
+    private EngineClient(BackendDescriptor descriptor, LockOptions options, String endpoint, EngineRuntime runtime) {
         this.descriptor = descriptor;
         this.options = options;
         this.endpoint = endpoint;
-        String threadName = "distlock-" + descriptor.scheme() + "-keeper-" + CLIENT_IDS.incrementAndGet();
-        this.scheduler = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, threadName);
-            thread.setDaemon(true);
-            return thread;
-        });
-        this.scheduler.setRemoveOnCancelPolicy(true);
-        this.keeper = new LeaseKeeper(this, scheduler);
+        this.runtime = runtime;
+        this.keeper = new LeaseKeeper(this);
+        this.cleanup = new Cleanup(this);
     }
 
     static LockClient connect(LockBackend backend, URI uri, LockOptions options) {
-        EngineClient client = new EngineClient(backend.descriptor(), options, Redaction.redact(uri.toString()));
+        return connect(backend, uri, options, new EngineRuntime.Threads(backend.descriptor().scheme()));
+    }
+
+    /** With a given runtime: the engine's own tests run it on a manual clock. */
+    static EngineClient connect(LockBackend backend, URI uri, LockOptions options, EngineRuntime runtime) {
+        EngineClient client = new EngineClient(backend.descriptor(), options, Redaction.redact(uri.toString()), runtime);
         try {
             client.driver = Objects.requireNonNull(backend.connect(uri, options, client),
                     "backend " + backend.getClass().getName() + " returned no driver");
             client.serverExpiresLeases = client.driver.serverExpiresLeases();
+            client.reliableNotifications = client.driver.reliableNotifications();
         } catch (RuntimeException e) {
-            client.scheduler.shutdownNow();
+            runtime.shutdown();
             throw client.translate(e, "connect to " + client.endpoint);
         }
         return client;
@@ -110,20 +115,23 @@ final class EngineClient implements LockClient, DriverContext {
             closed = true;
         }
         waiters.forEach(Waiter::run);
+        List<Grant> grants = new ArrayList<>();
         for (EngineLease lease : new ArrayList<>(held.values())) {
-            try {
-                lease.release();
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "could not release lease on ''{0}'' while closing the client for {1};"
-                        + " it expires on the server at the end of its lease time: {2}", lease.lockName(), endpoint, e.toString());
+            if (lease.releaseLocally()) {
+                grants.add(lease.grant());
             }
         }
         try {
-            driver.close();
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "closing the " + descriptor.scheme() + " driver failed", e);
+            // One batch (per node, as the driver sends it), bounded by one operation timeout overall.
+            cleanup.closeBatch(grants, options.operationTimeout().toNanos());
         } finally {
-            scheduler.shutdownNow();
+            try {
+                driver.close();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "closing the " + descriptor.scheme() + " driver failed", e);
+            } finally {
+                runtime.shutdown();
+            }
         }
     }
 
@@ -158,17 +166,58 @@ final class EngineClient implements LockClient, DriverContext {
             suspended = false;
             LOG.log(System.Logger.Level.INFO, "connection to {0} restored with its session", endpoint);
         }
+        cleanup.retryNow();
+    }
+
+    @Override
+    public void sessionConfirmed(long sentAtNanos, Duration sessionTimeout) {
+        long until = sentAtNanos + sessionTimeout.toNanos() - options.clockDrift(sessionTimeout).toNanos();
+        synchronized (this) {
+            if (!sessionBounded || until - sessionValidUntil > 0) {
+                sessionValidUntil = until;
+                sessionBounded = true;
+            }
+        }
     }
 
     // ---- what locks and leases use --------------------------------------------------------
 
-    /** True while the driver reports its connection suspended: no lease of this client is valid then. */
-    boolean suspended() {
-        return suspended;
+    long nanoTime() {
+        return runtime.nanoTime();
+    }
+
+    EngineRuntime runtime() {
+        return runtime;
+    }
+
+    LockDriver driver() {
+        return driver;
+    }
+
+    String endpoint() {
+        return endpoint;
+    }
+
+    /**
+     * How much of a lease's own validity the client can still vouch for: none while the connection
+     * is suspended, and never past what the session can vouch for.
+     */
+    long validityLeft(long leaseValidUntil) {
+        if (suspended) {
+            return 0;
+        }
+        long now = runtime.nanoTime();
+        long left = leaseValidUntil - now;
+        return sessionBounded ? Math.min(left, sessionValidUntil - now) : left;
     }
 
     LockOptions options() {
         return options;
+    }
+
+    /** @return true while the driver reports its connection suspended */
+    boolean suspended() {
+        return suspended;
     }
 
     boolean closed() {
@@ -188,6 +237,18 @@ final class EngineClient implements LockClient, DriverContext {
         }
     }
 
+    /** A lease time in range, and longer than this client's drift allowance (else every grant arrives already expired). */
+    void checkLeaseTime(Duration leaseTime) {
+        Arguments.leaseTime(leaseTime);
+        Duration drift = options.clockDrift(leaseTime);
+        if (drift.compareTo(leaseTime) >= 0) {
+            throw new IllegalArgumentException("leaseTime " + leaseTime + " is not longer than the client's clock-drift"
+                    + " allowance for it (" + drift + " = " + options.clockDriftFactor() + " × lease + "
+                    + options.clockDriftMinimum() + "): no lease could ever be valid; use a longer lease or a smaller"
+                    + " LockOptions.clockDrift");
+        }
+    }
+
     private static SecureRandom ownerTokenSource() {
         try {
             return SecureRandom.getInstance("DRBG");
@@ -203,12 +264,29 @@ final class EngineClient implements LockClient, DriverContext {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
     }
 
+    /**
+     * One attempt. A {@link BackendUnavailableException} the driver throws is an unknown outcome,
+     * like {@link Attempt#unknown}; any other failure is thrown (the caller treats its outcome as
+     * unknown for the cleanup). A call the client's close cut short is reported as such.
+     */
     Attempt tryOnce(LockRequest request) {
         try {
             return Objects.requireNonNull(driver.tryAcquire(request), "driver returned no attempt");
+        } catch (BackendUnavailableException e) {
+            if (closed) {
+                throw closedDuring("acquire '" + request.name() + "'", e);
+            }
+            return Attempt.unknown(e);
         } catch (RuntimeException e) {
+            if (closed) {
+                throw closedDuring("acquire '" + request.name() + "'", e);
+            }
             throw translate(e, "acquire '" + request.name() + "' on " + endpoint);
         }
+    }
+
+    private IllegalStateException closedDuring(String operation, RuntimeException cause) {
+        return new IllegalStateException("the distlock client for " + endpoint + " was closed during " + operation, cause);
     }
 
     /**
@@ -219,14 +297,16 @@ final class EngineClient implements LockClient, DriverContext {
     EngineLease admit(Grant grant, long requestStart) {
         Duration leaseTime = grant.request().leaseTime();
         long validUntil = requestStart + leaseTime.toNanos() - options.clockDrift(leaseTime).toNanos();
-        if (validUntil - System.nanoTime() <= 0) {
-            releaseQuietly(grant);
+        EngineLease lease = new EngineLease(this, grant, requestStart, validUntil);
+        if (validityLeft(validUntil) <= 0) {
+            cleanup.now(new Cleanup.Release(grant, mootAt(requestStart, leaseTime)));
             return null;
         }
-        EngineLease lease = new EngineLease(this, grant, requestStart, validUntil);
         held.put(grant.ownerToken(), lease);
         if (closed) {
-            lease.releaseQuietly();
+            if (lease.releaseLocally()) {
+                cleanup.now(new Cleanup.Release(grant, mootAt(requestStart, leaseTime)));
+            }
             throw new IllegalStateException("the distlock client for " + endpoint + " was closed during the acquire");
         }
         if (!serverExpiresLeases) {
@@ -238,76 +318,76 @@ final class EngineClient implements LockClient, DriverContext {
         return lease;
     }
 
-    /** Ends a request that produced no lease; failures are only logged (the server's TTL is the backstop). */
-    void abandon(LockRequest request, boolean outcomeUnknown, Throwable primary) {
-        try {
-            driver.abandon(request, outcomeUnknown);
-        } catch (RuntimeException e) {
-            if (primary != null) {
-                primary.addSuppressed(e);
-            } else {
-                LOG.log(System.Logger.Level.WARNING, "could not clean up an abandoned acquire of ''{0}'' on {1};"
-                        + " anything left expires with its lease time: {2}", request.name(), endpoint, e.toString());
-            }
+    /**
+     * Ends a request that produced no lease. After an unknown outcome the removal goes to the
+     * cleanup queue at once (the backend is likely away, and the caller must not wait out another
+     * timeout for it); otherwise it is tried on the caller's thread first.
+     */
+    void abandon(LockRequest request, boolean outcomeUnknown, long lastSent) {
+        Cleanup.Task task = new Cleanup.Abandon(request, outcomeUnknown, mootAt(lastSent, request.leaseTime()));
+        if (outcomeUnknown || closed) {
+            cleanup.soon(task);
+        } else {
+            cleanup.now(task);
         }
     }
 
-    boolean extend(Grant grant, Duration leaseTime) {
+    /** The lease was given back by its holder: remove it from the server now, or as soon as the server is back. */
+    void release(EngineLease lease) {
+        cleanup.now(new Cleanup.Release(lease.grant(), mootAt(lease)));
+    }
+
+    /**
+     * A lease ended without a release (expired, revoked, lost with its session): whatever may still
+     * hold the lock on the server for it goes, off the caller's and the keeper's thread.
+     */
+    void leaseEnded(EngineLease lease) {
+        cleanup.soon(serverExpiresLeases ? new Cleanup.Release(lease.grant(), mootAt(lease)) : new Cleanup.LeaseEnd(lease.grant()));
+    }
+
+    /** When a removal stops mattering: on a TTL store, once the latest write's lease time (and a write in flight) has passed. */
+    private long mootAt(long lastSent, Duration leaseTime) {
+        return serverExpiresLeases ? lastSent + leaseTime.toNanos() + options.operationTimeout().toNanos() : Cleanup.never();
+    }
+
+    private long mootAt(EngineLease lease) {
+        return serverExpiresLeases ? lease.writesLiveUntil() + options.operationTimeout().toNanos() : Cleanup.never();
+    }
+
+    /**
+     * One extension. A {@link BackendUnavailableException} the driver throws is an unknown outcome;
+     * other failures are thrown.
+     */
+    ExtendOutcome extend(Grant grant, Duration leaseTime) {
         try {
-            return driver.extend(grant, leaseTime);
+            return Objects.requireNonNull(driver.extend(grant, leaseTime), "driver returned no outcome");
+        } catch (BackendUnavailableException e) {
+            return ExtendOutcome.unknown(e);
         } catch (RuntimeException e) {
+            if (closed) {
+                throw closedDuring("extend '" + grant.name() + "'", e);
+            }
             throw translate(e, "extend the lease on '" + grant.name() + "' on " + endpoint);
         }
     }
 
-    List<Boolean> extendAll(List<Renewal> renewals) {
+    /** A renewal batch: every failure that is not a definite answer is unknown, for every lease in it. */
+    List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         try {
-            List<Boolean> results = driver.extendAll(renewals);
+            List<ExtendOutcome> results = driver.extendAll(renewals);
             if (results.size() != renewals.size()) {
                 throw new LockException("driver answered " + results.size() + " renewals for " + renewals.size());
             }
             return results;
         } catch (RuntimeException e) {
-            throw translate(e, "renew " + renewals.size() + " leases on " + endpoint);
-        }
-    }
-
-    void release(Grant grant) {
-        try {
-            driver.release(grant);
-        } catch (RuntimeException e) {
-            throw translate(e, "release '" + grant.name() + "' on " + endpoint);
-        }
-    }
-
-    void releaseQuietly(Grant grant) {
-        try {
-            release(grant);
-        } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "could not release ''{0}'' on {1}; it expires with its lease time: {2}",
-                    grant.name(), endpoint, e.toString());
-        }
-    }
-
-    /**
-     * A lease ended without a release. For a driver whose server does not expire leases, tell it
-     * to remove the lock, off the caller's and the keeper's thread (the keeper serves every lease).
-     */
-    void leaseEnded(Grant grant) {
-        if (serverExpiresLeases) {
-            return;
-        }
-        try {
-            ForkJoinPool.commonPool().execute(() -> {
-                try {
-                    driver.leaseExpired(grant);
-                } catch (RuntimeException e) {
-                    LOG.log(System.Logger.Level.WARNING, "could not end the expired lease on ''{0}'' on {1}: {2}",
-                            grant.name(), endpoint, e.toString());
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            driver.leaseExpired(grant);
+            BackendUnavailableException cause = e instanceof BackendUnavailableException ? (BackendUnavailableException) e
+                    : new BackendUnavailableException(endpoint, "renewing " + renewals.size() + " leases on " + endpoint
+                    + " failed: " + e, e);
+            List<ExtendOutcome> unknown = new ArrayList<>(renewals.size());
+            for (int i = 0; i < renewals.size(); i++) {
+                unknown.add(ExtendOutcome.unknown(cause));
+            }
+            return unknown;
         }
     }
 
@@ -320,18 +400,25 @@ final class EngineClient implements LockClient, DriverContext {
         keeper.schedule(lease);
     }
 
-    Waiter newWaiter(String name) {
+    /** A place to sleep between attempts, woken by the client closing. */
+    Waiter newWaiter() {
         Waiter waiter = new Waiter();
         waiters.add(waiter);
-        if (descriptor.has(Feature.WAIT_NOTIFICATION)) {
-            try {
-                waiter.watching(driver.watch(name, waiter));
-            } catch (RuntimeException e) {
-                waiters.remove(waiter);
-                throw translate(e, "watch '" + name + "' on " + endpoint);
-            }
-        }
         return waiter;
+    }
+
+    /** Has {@code waiter} woken by the driver's change notifications on {@code name}, if the backend has them. */
+    void watch(Waiter waiter, String name) {
+        waiter.watchRequested(true);
+        if (!descriptor.has(Feature.WAIT_NOTIFICATION)) {
+            return;
+        }
+        try {
+            waiter.watching(driver.watch(name, waiter));
+        } catch (RuntimeException e) {
+            // No notifications for this wait: the engine polls on its back-off instead.
+            LOG.log(System.Logger.Level.DEBUG, "could not watch ''{0}'' on {1}; polling instead: {2}", name, endpoint, e.toString());
+        }
     }
 
     void dropWaiter(Waiter waiter) {
@@ -341,6 +428,15 @@ final class EngineClient implements LockClient, DriverContext {
 
     boolean waitsForNotifications() {
         return descriptor.has(Feature.WAIT_NOTIFICATION);
+    }
+
+    boolean reliableNotifications() {
+        return reliableNotifications && descriptor.has(Feature.WAIT_NOTIFICATION);
+    }
+
+    /** @return how many removals wait for the server (for tests and diagnostics) */
+    int pendingCleanups() {
+        return cleanup.pending();
     }
 
     /**

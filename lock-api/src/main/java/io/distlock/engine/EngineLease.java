@@ -1,20 +1,31 @@
 package io.distlock.engine;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.Feature;
 import io.distlock.Lease;
+import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The engine's {@link Lease}. Its validity is kept as a deadline on the monotonic clock:
- * {@code requestStart + leaseTime − drift}, recomputed from the start of every successful
- * extension. State moves one way: HELD → RELEASED, or HELD → LOST (→ RELEASED when the user
- * still calls release, which then only cleans up on the server).
+ * {@code requestStart + leaseTime − drift}, recomputed from the send time of every extension the
+ * server confirmed. State moves one way: HELD → RELEASED, or HELD → LOST (→ RELEASED when the user
+ * still calls release, which then changes nothing).
+ *
+ * <p><b>One extension in flight.</b> The caller's {@link #extend} and the keeper's renewal take
+ * the same permit, so at most one extension of a lease is on its way at any time. While one is,
+ * the validity is the shorter of the old one and the one the extension would give: the server may
+ * apply it before the reply comes (or without one), so until a reply says otherwise neither
+ * promise is safe alone. Validity is only ever raised from the reply to the extension in flight,
+ * which is the latest sent.
  */
 final class EngineLease implements Lease {
 
@@ -24,11 +35,15 @@ final class EngineLease implements Lease {
     private final Grant grant;
     private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
     private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
+    /** One extension in flight per lease: the caller's and the keeper's are serialised on this permit. */
+    private final Semaphore extending = new Semaphore(1);
 
     // Guarded by this; validUntil is also read without the lock by remaining()/isValid().
     private Duration leaseTime;
     private long lastStart;
     private volatile long validUntil;
+    /** The latest moment a write of this lease (the grant, an extension) may keep the lock on the server. */
+    private long writesLiveUntil;
     private boolean autoRenew;
     private boolean lossWatched;
     private boolean expiryWatched;
@@ -41,6 +56,7 @@ final class EngineLease implements Lease {
         this.leaseTime = grant.request().leaseTime();
         this.lastStart = requestStart;
         this.validUntil = validUntil;
+        this.writesLiveUntil = requestStart + leaseTime.toNanos();
         this.renewDue = requestStart + leaseTime.toNanos() / 3;
     }
 
@@ -60,46 +76,85 @@ final class EngineLease implements Lease {
 
     @Override
     public Duration remaining() {
-        if (state.get() != State.HELD || client.suspended()) {
+        if (state.get() != State.HELD) {
             return Duration.ZERO;
         }
-        long left = validUntil - System.nanoTime();
+        long left = client.validityLeft(validUntil);
         return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
     }
 
     @Override
     public boolean isValid() {
-        return state.get() == State.HELD && !client.suspended() && validUntil - System.nanoTime() > 0;
+        return state.get() == State.HELD && client.validityLeft(validUntil) > 0;
     }
 
     @Override
     public boolean extend(Duration newLeaseTime) {
-        Arguments.leaseTime(newLeaseTime);
+        client.checkLeaseTime(newLeaseTime);
         client.require(Feature.LEASE_EXTENSION, "Lease.extend");
         checkNotReleased("extend");
-        long start = System.nanoTime();
-        if (state.get() == State.LOST) {
-            return false;
+        acquireExtensionPermit();
+        try {
+            if (state.get() == State.LOST) {
+                return false;
+            }
+            long start = client.nanoTime();
+            if (expired(start)) {
+                // Past its validity the lease is over, whether or not the server has let go yet:
+                // reviving it would hide a window in which someone else may have held the lock.
+                markLost(LossReason.EXPIRED);
+                return false;
+            }
+            if (!beginExtension(start, newLeaseTime)) {
+                return false; // released meanwhile
+            }
+            ExtendOutcome outcome = client.extend(grant, newLeaseTime);
+            if (outcome.isLost()) {
+                markLost(LossReason.REVOKED);
+                return false;
+            }
+            if (outcome.isUnknown()) {
+                throw outcome.cause();
+            }
+            if (!renewed(start, newLeaseTime)) {
+                return false; // declared lost or released while the request was in flight; cleaned up there
+            }
+            return true;
+        } finally {
+            extending.release();
+            if (watched() && isHeld()) {
+                client.watch(this); // the deadline moved, possibly earlier
+            }
         }
-        if (expired(start)) {
-            // Past its validity the lease is over, whether or not the server has let go yet:
-            // reviving it would hide a window in which someone else may have held the lock.
-            markLost(LossReason.EXPIRED);
-            return false;
+    }
+
+    /**
+     * Waits for the keeper's renewal of this lease, if one is in flight: it is bounded by the
+     * operation timeout (twice, to allow for a driver's retry within it). An extend is not
+     * interruptible, like the release it resembles; the interrupt flag is kept.
+     */
+    private void acquireExtensionPermit() {
+        long bound = 2 * client.options().operationTimeout().toNanos() + TimeUnit.SECONDS.toNanos(1);
+        boolean interrupted = false;
+        try {
+            long deadline = System.nanoTime() + bound;
+            while (true) {
+                try {
+                    if (extending.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+                        return;
+                    }
+                    throw new BackendUnavailableException(client.endpoint(), "the renewal of the lease on '" + grant.name()
+                            + "' on " + client.endpoint() + " has been in flight for longer than "
+                            + TimeUnit.NANOSECONDS.toMillis(bound) + " ms; the lease is unchanged", null);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
-        if (!client.extend(grant, newLeaseTime)) {
-            markLost(LossReason.REVOKED);
-            return false;
-        }
-        if (!renewed(start, newLeaseTime)) {
-            // Declared lost or released while the request was in flight: do not keep it alive.
-            client.releaseQuietly(grant);
-            return false;
-        }
-        if (watched()) {
-            client.watch(this); // the deadline moved, possibly earlier
-        }
-        return true;
     }
 
     @Override
@@ -120,7 +175,10 @@ final class EngineLease implements Lease {
             return;
         }
         client.forget(this);
-        client.release(grant);
+        if (previous == State.HELD) {
+            client.release(this);
+        }
+        // A lost lease was handed to the cleanup when it was lost.
     }
 
     @Override
@@ -146,19 +204,21 @@ final class EngineLease implements Lease {
 
     // ---- engine side --------------------------------------------------------------------------
 
-    void releaseQuietly() {
-        if (state.getAndSet(State.RELEASED) != State.RELEASED) {
+    /** Released by the engine (the client closes, an interrupt raced the grant): locally at once, on the server by the caller. */
+    boolean releaseLocally() {
+        if (state.getAndSet(State.RELEASED) == State.HELD) {
             client.forget(this);
-            client.releaseQuietly(grant);
+            return true;
         }
+        return false;
     }
 
-    /** Marks the lease lost once, and tells whoever listens on another thread. */
+    /** Marks the lease lost once, hands its removal to the cleanup, and tells whoever listens on another thread. */
     void markLost(LossReason reason) {
         if (state.compareAndSet(State.HELD, State.LOST)) {
             client.forget(this);
+            client.leaseEnded(this);
             lost.completeAsync(() -> reason);
-            client.leaseEnded(grant);
         }
     }
 
@@ -166,27 +226,61 @@ final class EngineLease implements Lease {
         return state.get() == State.HELD;
     }
 
-    /** Records a successful extension sent at {@code start}; false if the lease is no longer held. */
-    synchronized boolean renewed(long start, Duration newLeaseTime) {
+    /** Takes the extension permit without waiting, for the keeper: false if an extension is in flight. */
+    boolean tryBeginRenewal() {
+        return extending.tryAcquire();
+    }
+
+    /** Gives the permit back after the keeper's renewal; {@link #tryBeginRenewal} must have returned true. */
+    void endRenewal() {
+        extending.release();
+    }
+
+    /**
+     * Records that an extension to {@code newLeaseTime} is being sent at {@code start}: until its
+     * reply, validity is the shorter of the current one and the one it would give.
+     *
+     * @return false if the lease is no longer held
+     */
+    synchronized boolean beginExtension(long start, Duration newLeaseTime) {
         if (state.get() != State.HELD) {
             return false;
         }
-        if (start - lastStart > 0) {
-            lastStart = start;
-            leaseTime = newLeaseTime;
-            validUntil = start + newLeaseTime.toNanos() - client.options().clockDrift(newLeaseTime).toNanos();
-            renewDue = start + newLeaseTime.toNanos() / 3;
+        long candidate = start + newLeaseTime.toNanos() - client.options().clockDrift(newLeaseTime).toNanos();
+        if (candidate - validUntil < 0) {
+            validUntil = candidate;
+        }
+        long live = start + newLeaseTime.toNanos();
+        if (live - writesLiveUntil > 0) {
+            writesLiveUntil = live;
         }
         return true;
     }
 
-    /** After a renewal that could not reach the backend: try again soon, still before the validity ends. */
+    /** Records the server's confirmation of the extension sent at {@code start}; false if the lease is no longer held. */
+    synchronized boolean renewed(long start, Duration newLeaseTime) {
+        if (state.get() != State.HELD) {
+            return false;
+        }
+        lastStart = start;
+        leaseTime = newLeaseTime;
+        validUntil = start + newLeaseTime.toNanos() - client.options().clockDrift(newLeaseTime).toNanos();
+        renewDue = start + newLeaseTime.toNanos() / 3;
+        return true;
+    }
+
+    /** After a renewal whose outcome is unknown: try again soon, still before the validity ends. */
     synchronized void retryRenewalAt(long at) {
         renewDue = at;
     }
 
     synchronized Duration leaseTime() {
         return leaseTime;
+    }
+
+    /** @return the latest moment anything this lease wrote may still hold the lock on the server */
+    synchronized long writesLiveUntil() {
+        return writesLiveUntil;
     }
 
     synchronized boolean renewalDue(long now) {
@@ -202,11 +296,6 @@ final class EngineLease implements Lease {
         return now - validUntil >= 0;
     }
 
-    /** When the keeper must look at this lease next: its renewal, or else the end of its validity. */
-    synchronized long nextCheck() {
-        return autoRenew && renewDue - validUntil < 0 ? renewDue : validUntil;
-    }
-
     private synchronized boolean watched() {
         return autoRenew || lossWatched || expiryWatched;
     }
@@ -216,8 +305,16 @@ final class EngineLease implements Lease {
         expiryWatched = true;
     }
 
-    synchronized long newKeeperGeneration() {
-        return ++keeperGeneration;
+    /**
+     * When the keeper must look at this lease next (its renewal, or else the end of its validity),
+     * and the generation that makes older queue entries stale — read together, so that a racing
+     * {@link #autoRenew()} and {@link #lost()} cannot leave the newest entry with the older time.
+     *
+     * @return {@code {at, generation}}
+     */
+    synchronized long[] nextCheck() {
+        long at = autoRenew && renewDue - validUntil < 0 ? renewDue : validUntil;
+        return new long[] {at, ++keeperGeneration};
     }
 
     synchronized long keeperGeneration() {

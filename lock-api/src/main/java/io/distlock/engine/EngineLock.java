@@ -1,5 +1,6 @@
 package io.distlock.engine;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
@@ -12,15 +13,22 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * The engine's acquire loop, the same for every backend: try once; if busy and allowed to wait,
- * register for change notifications, retry at once (a release between the failed attempt and the
- * registration would otherwise be missed), then sleep until notified or a bounded, jittered
- * back-off passes, and try again — until granted, out of time, interrupted, or the client closes.
- * Whatever way it ends without a lease, the request is {@linkplain io.distlock.spi.LockDriver#abandon
- * abandoned}, so nothing stays held on the server.
+ * register for change notifications, retry once the watch is active (a release between the failed
+ * attempt and the registration would otherwise be missed), then sleep until notified or a
+ * bounded, jittered back-off passes, and try again — until granted, out of time, interrupted, or
+ * the client closes.
+ *
+ * <p><b>Three outcomes.</b> Only a definite "busy" is contention. An unknown outcome (no answer, no
+ * quorum either way) ends a single attempt with {@link BackendUnavailableException}; a waiting
+ * acquire retries it on the back-off and, if its wait ends on an unknown outcome, throws instead
+ * of returning empty. {@link #acquire}, which has no wait bound, gives up once every outcome for
+ * the connect timeout was unknown. Whatever way an acquire ends without a lease, its request is
+ * {@linkplain io.distlock.spi.LockDriver#abandon abandoned} — by owner token, through the
+ * guaranteed cleanup, if any attempt of it had an unknown outcome — so nothing stays held.
  */
 final class EngineLock implements DistributedLock {
 
-    /** With notifications, a waiter still polls this many maximum back-offs apart, in case one was missed. */
+    /** Without reliable notifications, a notified waiter still polls this many maximum back-offs apart. */
     private static final int NOTIFIED_POLL_FACTOR = 10;
 
     private final EngineClient client;
@@ -38,9 +46,9 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public Optional<Lease> tryAcquire(Duration leaseTime) {
-        Arguments.leaseTime(leaseTime);
+        client.checkLeaseTime(leaseTime);
         try {
-            return acquire(leaseTime, 0, false);
+            return acquire(leaseTime, 0, false, 0);
         } catch (InterruptedException e) {
             throw new AssertionError("a single attempt does not wait", e);
         }
@@ -48,14 +56,15 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public Optional<Lease> tryAcquire(Duration leaseTime, Duration maxWait) throws InterruptedException {
-        Arguments.leaseTime(leaseTime);
-        return acquire(leaseTime, Arguments.maxWaitNanos(maxWait), true);
+        client.checkLeaseTime(leaseTime);
+        long maxWaitNanos = Arguments.maxWaitNanos(maxWait);
+        return acquire(leaseTime, maxWaitNanos, true, maxWaitNanos);
     }
 
     @Override
     public Lease acquire(Duration leaseTime) throws InterruptedException {
-        Arguments.leaseTime(leaseTime);
-        return acquire(leaseTime, Arguments.FOREVER.toNanos(), true)
+        client.checkLeaseTime(leaseTime);
+        return acquire(leaseTime, Arguments.FOREVER.toNanos(), true, client.options().connectTimeout().toNanos())
                 .orElseThrow(() -> new IllegalStateException("waited a century for '" + name + "'"));
     }
 
@@ -64,55 +73,93 @@ final class EngineLock implements DistributedLock {
         return "DistributedLock[" + name + "]";
     }
 
-    private Optional<Lease> acquire(Duration leaseTime, long maxWaitNanos, boolean interruptible)
+    /**
+     * @param maxWaitNanos     how long contention may be waited for
+     * @param waiting          false for a single attempt (not interruptible)
+     * @param unknownGraceNanos how long outcomes may stay unknown in a row before the acquire gives up
+     */
+    private Optional<Lease> acquire(Duration leaseTime, long maxWaitNanos, boolean waiting, long unknownGraceNanos)
             throws InterruptedException {
-        if (interruptible && Thread.interrupted()) {
+        if (waiting && Thread.interrupted()) {
             throw new InterruptedException("interrupted before acquiring '" + name + "'");
         }
         client.checkOpen();
         LockRequest request = new LockRequest(name, client.newOwnerToken(), leaseTime);
-        long deadline = System.nanoTime() + maxWaitNanos;
+        long deadline = client.nanoTime() + maxWaitNanos;
         Waiter waiter = null;
         boolean granted = false;
         boolean outcomeUnknown = false;
+        long lastSent = client.nanoTime();
+        long unknownSince = 0;
+        boolean unknownRun = false;
         Throwable failure = null;
         try {
             for (int attempt = 0; ; attempt++) {
-                long start = System.nanoTime();
+                long start = client.nanoTime();
+                lastSent = start;
                 Attempt result;
                 try {
                     result = client.tryOnce(request);
                 } catch (RuntimeException e) {
-                    outcomeUnknown = true;
+                    outcomeUnknown = true; // a failure mid-request: its write may have landed
                     throw e;
+                }
+                if (waiting && Thread.currentThread().isInterrupted()) {
+                    // Interrupted while the request was on its way: whatever it did on the server is
+                    // given back (a grant is released; otherwise, by owner token).
+                    outcomeUnknown = true;
+                    if (result.isGranted()) {
+                        EngineLease lease = client.admit(result.grant(), start);
+                        if (lease != null && lease.releaseLocally()) {
+                            client.release(lease); // before the interrupt is reported, as a release would be
+                        }
+                    }
+                    Thread.interrupted();
+                    throw new InterruptedException("interrupted while acquiring '" + name + "'");
                 }
                 if (result.isGranted()) {
                     EngineLease lease = client.admit(result.grant(), start);
                     if (lease != null) {
-                        if (interruptible && Thread.currentThread().isInterrupted()) {
-                            // The caller no longer wants it: give it back before reporting the interrupt.
-                            lease.releaseQuietly();
-                            Thread.interrupted();
-                            throw new InterruptedException("interrupted while acquiring '" + name + "'");
-                        }
                         granted = true;
                         return Optional.of(lease);
                     }
                     // The grant came with no validity left and was given back. An owner token
                     // identifies one acquisition: the next attempt gets a fresh one, so a late
                     // answer to this request can never be taken for the next.
-                    client.abandon(request, false, null);
+                    client.abandon(request, outcomeUnknown, lastSent);
                     request = new LockRequest(name, client.newOwnerToken(), leaseTime);
+                    outcomeUnknown = false;
+                    unknownRun = false;
+                } else if (result.isUnknown()) {
+                    outcomeUnknown = true;
+                    if (!unknownRun) {
+                        unknownRun = true;
+                        unknownSince = start;
+                    }
+                    long now = client.nanoTime();
+                    if (!waiting || now - deadline >= 0 || now - unknownSince >= unknownGraceNanos) {
+                        throw result.cause();
+                    }
+                } else {
+                    unknownRun = false;
                 }
-                long now = System.nanoTime();
+                long now = client.nanoTime();
                 if (now - deadline >= 0) {
                     return Optional.empty();
                 }
                 if (waiter == null) {
-                    waiter = client.newWaiter(name);
+                    waiter = client.newWaiter();
+                }
+                if (result.isBusy() && !waiter.watchRequested()) {
+                    // Retry once the watch is active (a release before that would go unheard), but
+                    // wait for that no longer than the caller allows.
+                    client.watch(waiter, name);
+                    waiter.awaitActive(Math.min(deadline - now, client.options().operationTimeout().toNanos()));
+                    client.checkOpen();
                     continue;
                 }
-                long pause = Math.min(pauseNanos(result, attempt), deadline - now);
+                long pause = Math.min(result.isUnknown() ? backoffNanos(attempt, Long.MAX_VALUE) : pauseNanos(result, attempt),
+                        deadline - now);
                 waiter.await(pause);
                 client.checkOpen();
             }
@@ -124,16 +171,25 @@ final class EngineLock implements DistributedLock {
                 client.dropWaiter(waiter);
             }
             if (!granted) {
-                client.abandon(request, outcomeUnknown, failure);
+                try {
+                    client.abandon(request, outcomeUnknown, lastSent);
+                } catch (RuntimeException e) {
+                    if (failure != null) {
+                        failure.addSuppressed(e);
+                    } else {
+                        throw e;
+                    }
+                }
             }
         }
     }
 
     /**
-     * How long to sleep before the next attempt. With notifications the holder's remaining lease
-     * (the driver's hint) bounds the sleep, since an expiry is not announced; without them, an
-     * exponential back-off with jitter, also cut short by the hint. Jitter keeps waiters that were
-     * woken together from retrying in lockstep.
+     * How long to sleep before the next attempt after a busy one. With notifications the holder's
+     * remaining lease (the driver's hint) bounds the sleep, since an expiry is not announced; and
+     * unless the notifications are reliable, a slow poll as well. Without notifications, an
+     * exponential back-off with jitter, also cut short by the hint. Jitter keeps waiters that
+     * were woken together from retrying in lockstep.
      */
     private long pauseNanos(Attempt busy, int attempt) {
         LockOptions options = client.options();
@@ -141,12 +197,22 @@ final class EngineLock implements DistributedLock {
         long max = options.maxRetryBackoff().toNanos();
         ThreadLocalRandom random = ThreadLocalRandom.current();
         long hint = busy.retryAfter().map(d -> d.toNanos() + random.nextLong(min + 1)).orElse(Long.MAX_VALUE);
+        if (client.reliableNotifications()) {
+            return hint;
+        }
         if (client.waitsForNotifications()) {
             return Math.min(hint, max * NOTIFIED_POLL_FACTOR);
         }
+        return Math.min(backoffNanos(attempt, max), hint);
+    }
+
+    /** Exponential from the minimum back-off to {@code ceilingNanos} (at most the maximum), with jitter. */
+    private long backoffNanos(int attempt, long ceilingNanos) {
+        LockOptions options = client.options();
+        long min = options.minRetryBackoff().toNanos();
+        long max = Math.min(options.maxRetryBackoff().toNanos(), ceilingNanos);
         long exponential = min << Math.min(attempt, 20);
         long ceiling = exponential <= 0 || exponential > max ? max : exponential;
-        long jittered = ceiling / 2 + random.nextLong(ceiling / 2 + 1);
-        return Math.min(jittered, hint);
+        return ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
     }
 }

@@ -1,6 +1,7 @@
 package io.distlock.engine;
 
 import io.distlock.Lease;
+import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Renewal;
 
 import java.util.ArrayList;
@@ -10,32 +11,36 @@ import java.util.List;
 import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
- * Watches every lease of one client on the client's single scheduler thread: one queue of
+ * Watches every lease of one client from the client's single keeper thread: one queue of
  * deadlines and one pending wake-up, never a thread or timer per lease. At each deadline it either
- * declares the lease lost (its validity passed) or renews it (auto-renewal, a third into the lease).
+ * declares the lease lost (its validity passed) or sends it for renewal (auto-renewal, a third
+ * into the lease). The keeper only decides: the renewal itself runs on the client's I/O executor,
+ * so a slow server delays that batch and nothing else — other leases still expire and are
+ * declared lost on time.
  *
  * <p>Renewals are batched: when some lease is due, every auto-renewing lease at least a sixth into
  * its lease joins the same {@link io.distlock.spi.LockDriver#extendAll} call, so leases drift into
- * a few shared batches instead of one round trip each.
+ * a few shared batches instead of one round trip each. A lease whose extension is already in
+ * flight (the caller's {@code extend}, or an earlier batch) is left out; whoever holds its
+ * extension permit reschedules it.
+ *
+ * <p>Outcomes: extended — validity is recomputed from the batch's send time; lost — the lease is
+ * lost ({@link Lease.LossReason#REVOKED}); unknown — retried soon (a tenth of the lease later),
+ * and the lease is declared lost only when its validity passes ({@link Lease.LossReason#EXPIRED}).
  */
 final class LeaseKeeper {
 
     private record Entry(long at, EngineLease lease, long generation) { }
 
     private final EngineClient client;
-    private final ScheduledExecutorService scheduler;
     private final PriorityQueue<Entry> queue = new PriorityQueue<>((a, b) -> Long.signum(a.at - b.at));
-    private ScheduledFuture<?> wake;
+    private EngineRuntime.Cancellable wake;
     private long wakeAt;
 
-    LeaseKeeper(EngineClient client, ScheduledExecutorService scheduler) {
+    LeaseKeeper(EngineClient client) {
         this.client = client;
-        this.scheduler = scheduler;
     }
 
     /** (Re)computes when to look at {@code lease} next; older entries for it become stale. */
@@ -43,26 +48,21 @@ final class LeaseKeeper {
         if (!lease.isHeld()) {
             return;
         }
-        long at = lease.nextCheck();
-        long generation = lease.newKeeperGeneration();
+        long[] next = lease.nextCheck(); // time and generation, read together
         synchronized (this) {
-            queue.add(new Entry(at, lease, generation));
-            if (wake == null || at - wakeAt < 0) {
-                wakeUpAt(at);
+            queue.add(new Entry(next[0], lease, next[1]));
+            if (wake == null || next[0] - wakeAt < 0) {
+                wakeUpAt(next[0]);
             }
         }
     }
 
     private void wakeUpAt(long at) {
         if (wake != null) {
-            wake.cancel(false);
+            wake.cancel();
         }
         wakeAt = at;
-        try {
-            wake = scheduler.schedule(this::tick, Math.max(0, at - System.nanoTime()), TimeUnit.NANOSECONDS);
-        } catch (RejectedExecutionException closing) {
-            wake = null;
-        }
+        wake = client.runtime().schedule(this::tick, at - client.nanoTime());
     }
 
     private void tick() {
@@ -81,7 +81,7 @@ final class LeaseKeeper {
     }
 
     private void check() {
-        long now = System.nanoTime();
+        long now = client.nanoTime();
         List<EngineLease> due = new ArrayList<>();
         synchronized (this) {
             while (!queue.isEmpty() && queue.peek().at - now <= 0) {
@@ -112,41 +112,65 @@ final class LeaseKeeper {
                 }
             }
         }
-        renewAll(new ArrayList<>(renew));
-    }
-
-    private void renewAll(List<EngineLease> leases) {
-        List<Renewal> renewals = new ArrayList<>(leases.size());
-        for (EngineLease lease : leases) {
-            renewals.add(new Renewal(lease.grant(), lease.leaseTime()));
-        }
-        long start = System.nanoTime();
-        List<Boolean> results;
-        try {
-            results = client.extendAll(renewals);
-        } catch (RuntimeException e) {
-            // The backend may only be slow or briefly away: keep trying until the validity ends,
-            // at which point the lease is declared lost (EXPIRED) by the same queue.
-            EngineClient.LOG.log(System.Logger.Level.WARNING, "renewing {0} leases failed; retrying: {1}",
-                    leases.size(), e.toString());
-            long now = System.nanoTime();
-            for (EngineLease lease : leases) {
-                long retry = Math.max(client.options().minRetryBackoff().toNanos(), lease.leaseTime().toNanos() / 10);
-                lease.retryRenewalAt(now + retry);
-                schedule(lease);
+        List<EngineLease> batch = new ArrayList<>(renew.size());
+        for (EngineLease lease : renew) {
+            if (lease.tryBeginRenewal()) {
+                batch.add(lease);
             }
+            // else: an extension of it is in flight; its end reschedules it
+        }
+        if (batch.isEmpty()) {
             return;
         }
-        for (int i = 0; i < leases.size(); i++) {
-            EngineLease lease = leases.get(i);
-            if (!results.get(i)) {
-                lease.markLost(Lease.LossReason.REVOKED);
-            } else if (lease.renewed(start, renewals.get(i).leaseTime())) {
-                schedule(lease);
+        try {
+            client.runtime().io().execute(() -> renewAll(batch));
+        } catch (RejectedExecutionException closing) {
+            batch.forEach(EngineLease::endRenewal);
+        }
+    }
+
+    /** On the I/O executor: one batched extension; each lease's permit is held until its outcome is recorded. */
+    private void renewAll(List<EngineLease> leases) {
+        List<Renewal> renewals = new ArrayList<>(leases.size());
+        List<EngineLease> sent = new ArrayList<>(leases.size());
+        long start = client.nanoTime();
+        for (EngineLease lease : leases) {
+            Renewal renewal = new Renewal(lease.grant(), lease.leaseTime());
+            if (lease.beginExtension(start, renewal.leaseTime())) {
+                renewals.add(renewal);
+                sent.add(lease);
             } else {
-                // Released or declared lost while the renewal was in flight: do not keep it alive.
-                client.releaseQuietly(lease.grant());
+                lease.endRenewal(); // released or lost meanwhile
             }
+        }
+        if (sent.isEmpty()) {
+            return;
+        }
+        List<ExtendOutcome> results = client.extendAll(renewals);
+        boolean loggedUnknown = false;
+        for (int i = 0; i < sent.size(); i++) {
+            EngineLease lease = sent.get(i);
+            ExtendOutcome outcome = results.get(i);
+            try {
+                if (outcome.isLost()) {
+                    lease.markLost(Lease.LossReason.REVOKED);
+                } else if (outcome.isExtended()) {
+                    lease.renewed(start, renewals.get(i).leaseTime()); // false: released or lost meanwhile, cleaned up there
+                } else {
+                    // The backend may only be slow or briefly away: keep trying until the validity
+                    // ends, at which point the lease is declared lost (EXPIRED) by the same queue.
+                    if (!loggedUnknown) {
+                        loggedUnknown = true;
+                        EngineClient.LOG.log(System.Logger.Level.WARNING, "renewing {0} lease(s) on {1} got no answer; retrying"
+                                + " until their validity ends: {2}", sent.size(), client.endpoint(), outcome.cause().getMessage());
+                    }
+                    long retry = Math.max(client.options().minRetryBackoff().toNanos(), lease.leaseTime().toNanos() / 10);
+                    lease.retryRenewalAt(client.nanoTime() + retry);
+                }
+            } finally {
+                lease.endRenewal();
+            }
+            schedule(lease);
         }
     }
 }

@@ -2,6 +2,8 @@ package io.distlock.spi;
 
 import io.distlock.Lease;
 
+import java.time.Duration;
+
 /**
  * What the engine offers a driver: a way to report what the driver learns on its own. Every method
  * is safe to call from any thread (typically the driver's event thread) and returns at once.
@@ -33,8 +35,24 @@ public interface DriverContext {
      * Reports that the connection is back with the server-side state intact (the same session):
      * leases count as valid again, within their own validity, which kept running meanwhile (a
      * lease whose validity passed during the suspension is lost, {@link Lease.LossReason#EXPIRED}).
-     * Call it only when nothing the client held can have been given to someone else in between.
-     * Repeated calls are harmless.
+     * The engine also retries every pending cleanup at once. Call it only when nothing the client
+     * held can have been given to someone else in between. Repeated calls are harmless.
      */
     void connectionRestored();
+
+    /**
+     * For a session-based store: reports that the server heard from this client's session no
+     * earlier than {@code sentAtNanos} (the send time, on {@link System#nanoTime()}, of a request
+     * the server answered), and keeps a session it hears nothing from for {@code sessionTimeout}.
+     * From the first report on, no lease of the client is valid past
+     * {@code sentAtNanos + sessionTimeout − drift} of the latest report: a process that was paused
+     * longer than its session timeout wakes up with no valid lease, even before its connection
+     * notices anything. The driver reports regularly while it holds grants (every few seconds at
+     * most a third of the session timeout apart); older reports than the latest are ignored.
+     *
+     * @param sentAtNanos    when the answered request was sent, on {@link System#nanoTime()}
+     * @param sessionTimeout the session timeout the server granted
+     */
+    default void sessionConfirmed(long sentAtNanos, Duration sessionTimeout) {
+    }
 }

@@ -1,40 +1,80 @@
 package io.distlock.spi;
 
+import io.distlock.BackendUnavailableException;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The mechanism of one backend for one client: how to try once, extend, release, and (optionally)
- * wait for a change. Everything else is the engine's. One driver belongs to one client; the engine
- * calls it from several threads at once, so it must be thread-safe.
+ * The mechanism of one backend for one client: how to try once, extend, release, clean up, and
+ * (optionally) wait for a change. Everything else is the engine's. One driver belongs to one
+ * client; the engine calls it from several threads at once, so it must be thread-safe.
  *
- * <p>Failures: {@link io.distlock.BackendUnavailableException} when the server cannot be reached
- * in time (naming the endpoint, never a password); {@link io.distlock.LockException} for other
- * server-side failures. Blocking calls must be bounded by {@link io.distlock.LockOptions#operationTimeout()}.
+ * <h2>Three outcomes</h2>
+ * A remote call has three outcomes: yes, no, and "could not tell". A driver reports the third
+ * honestly — {@link Attempt#unknown}, {@link ExtendOutcome#unknown}, or a thrown
+ * {@link BackendUnavailableException} (which the engine treats the same way) — and never turns it
+ * into "busy" or "lost": an unreachable server is not contention, and a renewal nobody answered is
+ * not a revocation. Only definite answers may be reported as such.
+ *
+ * <h2>Cleanup is the engine's to retry</h2>
+ * {@link #release}, {@link #releaseAll}, {@link #abandon} and {@link #leaseExpired} remove
+ * something from the server. Each returns normally once the server has confirmed the removal (or
+ * that nothing was there), and throws when it could not tell. The engine keeps whatever could not
+ * be confirmed in one cleanup queue and calls the method again — with back-off, at once when the
+ * driver reports {@link DriverContext#connectionRestored()}, and in one batch when the client
+ * closes — until it returns normally, until the server's own expiry has made it moot (for a driver
+ * whose {@link #serverExpiresLeases()}), or until the client is closed. So a driver never needs a
+ * retry loop or a "leftovers" list of its own, and must never forget a removal before it is
+ * confirmed. All four must be idempotent: safe to call again after a call whose reply was lost.
+ *
+ * <h2>Blocking, interrupts, close</h2>
+ * Every method may block, each remote exchange bounded by {@link io.distlock.LockOptions#operationTimeout()}
+ * (a driver may retry within that bound, for example after a failover). A driver must not rely on
+ * the interrupt flag: it neither clears it nor fails because of it (the engine decides what an
+ * interrupt means, and treats an interrupt during {@link #tryAcquire} as an unknown outcome). Calls
+ * can race {@link #close()}; a call cut short by it may throw anything — the engine reports it to
+ * the user as an {@link IllegalStateException} (the client was closed), never as a pool error.
+ *
+ * <h2>Other failures</h2>
+ * {@link io.distlock.LockException} for definite server-side refusals (a key of the wrong type, an
+ * ACL or authentication refusal); {@link IllegalArgumentException} for a request the backend cannot
+ * serve (a lease time below its minimum). Messages name the endpoint, never a password.
  */
 public interface LockDriver extends AutoCloseable {
 
     /**
      * Tries once to take {@code request.name()} for {@code request.ownerToken()} for
      * {@code request.leaseTime()}. The engine may call this again with the same request while it
-     * waits (a queue-based backend may keep the request's place in line between calls); it always
-     * ends a request that did not produce a lease with {@link #abandon}.
+     * waits (a queue-based backend keeps the request's place in line between calls; a retry after
+     * an unknown outcome must recognise a write of this request that did land, by its owner token);
+     * it always ends a request that did not produce a lease with {@link #abandon}.
      *
      * @param request the acquisition: name, fresh owner token, lease time
-     * @return {@link Attempt#granted} or {@link Attempt#busy}
+     * @return {@link Attempt#granted}, {@link Attempt#busy} or {@link Attempt#unknown}
+     * @throws BackendUnavailableException if no definite answer came (the same as returning
+     *                                     {@link Attempt#unknown})
      */
     Attempt tryAcquire(LockRequest request);
 
     /**
-     * Sets the lease of {@code grant} to end {@code leaseTime} from now, only if the lock is still
-     * held by the grant's owner token (atomically: compare, then extend).
+     * Sets the lease of {@code grant} to end {@code leaseTime} from the moment the request is sent,
+     * only if the lock is still held by the grant's owner token (atomically: compare, then extend).
+     *
+     * <p>The engine sends at most one extension per lease at a time, and promises validity only
+     * from the reply to the latest one. An extension whose reply was lost may still be applied
+     * late, after a newer one succeeded: a driver where that can happen (a retry on another
+     * connection) makes extensions monotone — an extension never moves the server's expiry earlier
+     * (Redis: {@code PEXPIRE … GT}) — so that a late, older extension cannot cut short what the
+     * newer one promised. A shorter extension then shortens only the validity the engine promises.
      *
      * @param grant     a grant this driver returned
      * @param leaseTime the new lease time
-     * @return true if extended, false if the lock is no longer the grant's
+     * @return extended, lost (the lock is no longer the grant's), or unknown
+     * @throws BackendUnavailableException if no definite answer came (the same as unknown)
      */
-    boolean extend(Grant grant, Duration leaseTime);
+    ExtendOutcome extend(Grant grant, Duration leaseTime);
 
     /**
      * Extends many leases at once; the engine's renewal uses this so that a client holding
@@ -42,47 +82,83 @@ public interface LockDriver extends AutoCloseable {
      * {@link #extend} for each; drivers that can pipeline should.
      *
      * @param renewals the grants and their lease times
-     * @return one result per renewal, in order, as {@link #extend} would return it
+     * @return one outcome per renewal, in order, as {@link #extend} would report it
+     * @throws BackendUnavailableException if no definite answer came for any of them
      */
-    default List<Boolean> extendAll(List<Renewal> renewals) {
-        List<Boolean> results = new ArrayList<>(renewals.size());
+    default List<ExtendOutcome> extendAll(List<Renewal> renewals) {
+        List<ExtendOutcome> results = new ArrayList<>(renewals.size());
         for (Renewal renewal : renewals) {
-            results.add(extend(renewal.grant(), renewal.leaseTime()));
+            ExtendOutcome outcome;
+            try {
+                outcome = extend(renewal.grant(), renewal.leaseTime());
+            } catch (BackendUnavailableException e) {
+                outcome = ExtendOutcome.unknown(e);
+            }
+            results.add(outcome);
         }
         return results;
     }
 
     /**
      * Releases the lock only if it is still held by the grant's owner token (atomically: compare,
-     * then delete). Must be safe to call when the lease has expired or been re-granted.
+     * then delete). Must be safe to call when the lease has expired or been re-granted, and again
+     * after a call whose reply was lost.
      *
      * @param grant a grant this driver returned
-     * @return true if this call released it, false if it was no longer the grant's
+     * @return true if this call released it, false if it was no longer the grant's; either way the
+     *         release is done
+     * @throws BackendUnavailableException if it could not tell (the engine retries it)
      */
     boolean release(Grant grant);
 
     /**
+     * Releases many grants at once: closing a client, or a cleanup round with several releases
+     * pending. The default calls {@link #release} for each; a driver should send them in one batch
+     * per node.
+     *
+     * @param grants the grants to release
+     * @return the grants whose release could not be confirmed (the engine retries them); empty
+     *         when every release is done
+     */
+    default List<Grant> releaseAll(List<Grant> grants) {
+        List<Grant> unconfirmed = new ArrayList<>();
+        for (Grant grant : grants) {
+            try {
+                release(grant);
+            } catch (RuntimeException e) {
+                unconfirmed.add(grant);
+            }
+        }
+        return unconfirmed;
+    }
+
+    /**
      * Removes whatever {@code request} may have left on the server after an acquire that did not
-     * produce a lease (it gave up, timed out, was interrupted, or failed). Called exactly once per
-     * such acquire. Must not throw for a request that left nothing.
+     * produce a lease (it gave up, timed out, was interrupted, or its outcome is unknown). Called
+     * for every such acquire, and again until it returns normally.
+     *
+     * <p>When {@code outcomeUnknown} is true, a write of this request may have taken effect without
+     * a reply — or may still be on its way and land <em>after</em> this call: the driver removes
+     * anything held by the owner token (compare-and-delete), and must make sure a late write of
+     * the request cannot take the lock afterwards (for example by leaving a short-lived marker that
+     * the acquire checks, or because the backend discards requests of a connection it closed).
      *
      * @param request        the request
-     * @param outcomeUnknown true if the last {@link #tryAcquire} failed with an exception: its write
-     *                       may have taken effect although no reply arrived, so the driver must
-     *                       clean up by owner token (compare-and-delete) even if it thinks it lost
+     * @param outcomeUnknown true if an attempt of this request had an unknown outcome
+     * @throws BackendUnavailableException if it could not tell (the engine retries it)
      */
     void abandon(LockRequest request, boolean outcomeUnknown);
 
     /**
      * Asks to be told when {@code name} may have become free (a release, a deletion). Called only
      * for backends that declare {@link io.distlock.Feature#WAIT_NOTIFICATION}. The listener must be
-     * cheap and non-blocking; spurious calls are allowed, and missed ones are tolerated (the engine
-     * still retries on a bounded back-off), but a driver that misses them is slow.
+     * cheap and non-blocking; spurious calls are allowed. Missed ones are tolerated (the engine
+     * still retries on a bounded back-off), unless {@link #reliableNotifications()}.
      *
-     * <p>The watch must be active when this method returns: the engine retries once right after
-     * registering, and a release between that retry and a still-pending registration would go
-     * unheard. A driver whose registration is asynchronous (Redis {@code SUBSCRIBE}) waits for the
-     * server's confirmation here, bounded by the operation timeout.
+     * <p>Registration may be asynchronous (Redis {@code SUBSCRIBE}): then the returned watch's
+     * {@link Watch#active()} completes once the server confirmed it. The engine retries once right
+     * after that (a release before the watch was active would go unheard), and waits for it no
+     * longer than the caller's own wait allows. This method itself must not block on the server.
      *
      * @param name     the lock name
      * @param onChange called from the driver's thread on every possible change
@@ -90,6 +166,19 @@ public interface LockDriver extends AutoCloseable {
      */
     default Watch watch(String name, Runnable onChange) {
         return Watch.NONE;
+    }
+
+    /**
+     * Whether {@link #watch} notifications are never missed while the client is connected (every
+     * deletion of what a waiter waits for is delivered, and the driver wakes its waiters when its
+     * connection comes back): the engine then does not poll on top of them, and a waiter sleeps
+     * until notified, until the holder's remaining lease (a busy attempt's hint) has passed, or
+     * until its wait ends. False by default: the engine then polls at a bounded interval as well.
+     *
+     * @return true if notifications can be relied on
+     */
+    default boolean reliableNotifications() {
+        return false;
     }
 
     /**
@@ -107,19 +196,22 @@ public interface LockDriver extends AutoCloseable {
     }
 
     /**
-     * Called by the engine once for a lease that ended without a release, for a driver whose
+     * Called by the engine for a lease that ended without a release, for a driver whose
      * {@link #serverExpiresLeases()} is false: its validity passed, a renewal found it gone, or the
      * driver itself reported it lost. The driver removes the lock from the server (compare, then
-     * delete, as {@link #release}). Called on an engine thread, never the caller's; it must not
-     * block longer than the operation timeout, and failures are only logged (the driver should keep
-     * trying on its own, for example when its connection comes back). The default does nothing.
+     * delete, as {@link #release}). Called on an engine thread, never the caller's, and retried
+     * like every cleanup until it returns normally. The default does nothing.
      *
      * @param grant a grant this driver returned, whose lease has ended
+     * @throws BackendUnavailableException if it could not tell (the engine retries it)
      */
     default void leaseExpired(Grant grant) {
     }
 
-    /** Closes connections. The engine has released what could be released before calling this. */
+    /**
+     * Closes connections. The engine has made one last, bounded attempt at everything still to be
+     * removed before calling this. Cuts short calls in flight.
+     */
     @Override
     void close();
 }

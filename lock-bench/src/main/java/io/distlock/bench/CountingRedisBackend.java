@@ -5,6 +5,7 @@ import io.distlock.LockOptions;
 import io.distlock.redis.RedisLockBackend;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
+import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
@@ -65,14 +66,14 @@ public final class CountingRedisBackend implements LockBackend {
         }
 
         @Override
-        public boolean extend(Grant grant, Duration leaseTime) {
+        public ExtendOutcome extend(Grant grant, Duration leaseTime) {
             return driver.extend(grant, leaseTime);
         }
 
         @Override
-        public List<Boolean> extendAll(List<Renewal> renewals) {
+        public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
             long start = System.nanoTime();
-            List<Boolean> results = driver.extendAll(renewals);
+            List<ExtendOutcome> results = driver.extendAll(renewals);
             record(new Tick(start, renewals.size(), System.nanoTime() - start));
             return results;
         }

@@ -19,6 +19,15 @@ final class FlushableConnection extends Connection {
     /** Whether this connection has already told a caller the server's INFO (see {@link RedisNode#send}). */
     boolean serverInfoSeen;
 
+    /**
+     * Whether a script was already sent on this connection. The first one goes as {@code EVAL} (the
+     * source), later ones as {@code EVALSHA}: a new connection may be to a server that just
+     * restarted without its script cache, and a reply that times out would hide the
+     * {@code NOSCRIPT} — a release sent as {@code EVALSHA} would then do nothing, with nobody
+     * knowing. {@code EVAL} also puts the script back into the cache for the calls after it.
+     */
+    boolean scriptSent;
+
     FlushableConnection(HostAndPort hostAndPort, JedisClientConfig config) {
         super(hostAndPort, config);
     }

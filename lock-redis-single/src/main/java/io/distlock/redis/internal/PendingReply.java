@@ -194,9 +194,17 @@ public final class PendingReply {
             if (infoAsked) {
                 connection.sendCommand(Protocol.Command.INFO);
             }
-            for (CommandArguments encoded : batch.encoded) {
-                connection.sendCommand(encoded); // only read: one encoding serves every node
+            List<RedisScript> loaded = connection.scriptSent ? List.of() : new ArrayList<>(1);
+            for (int i = 0; i < batch.encoded.length; i++) {
+                if (!connection.scriptSent && calls.get(i) instanceof ScriptCall script && !loaded.contains(script.script())) {
+                    // Each script's first call on a new connection goes as EVAL: see FlushableConnection#scriptSent.
+                    connection.sendCommand(Protocol.Command.EVAL, arguments(script.script().source(), script));
+                    loaded.add(script.script());
+                } else {
+                    connection.sendCommand(batch.encoded[i]); // only read: one encoding serves every node
+                }
             }
+            connection.scriptSent |= !loaded.isEmpty();
             connection.flushNow();
         } catch (JedisException | IllegalStateException e) {
             failure = e;

@@ -1,6 +1,7 @@
 package io.distlock.redis.internal;
 
 import io.distlock.spi.Attempt;
+import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
@@ -43,18 +44,23 @@ public final class RedisLockDriver implements LockDriver {
     }
 
     @Override
-    public boolean extend(Grant grant, Duration leaseTime) {
-        return node.extend(grant.name(), grant.ownerToken(), millis(leaseTime));
+    public ExtendOutcome extend(Grant grant, Duration leaseTime) {
+        return ExtendOutcome.of(node.extend(grant.name(), grant.ownerToken(), millis(leaseTime)));
     }
 
     @Override
-    public List<Boolean> extendAll(List<Renewal> renewals) {
+    public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         List<RedisNode.Extension> extensions = new ArrayList<>(renewals.size());
         for (Renewal renewal : renewals) {
             extensions.add(new RedisNode.Extension(renewal.grant().name(), renewal.grant().ownerToken(),
                     millis(renewal.leaseTime())));
         }
-        return node.extendAll(extensions);
+        List<Boolean> extended = node.extendAll(extensions);
+        List<ExtendOutcome> outcomes = new ArrayList<>(extended.size());
+        for (Boolean e : extended) {
+            outcomes.add(ExtendOutcome.of(e));
+        }
+        return outcomes;
     }
 
     @Override

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.spi.Attempt;
+import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
@@ -70,15 +71,15 @@ class RedisNodeTest {
     void releaseAndExtendTouchOnlyTheOwnersLock() {
         Grant mine = driver.tryAcquire(request("owned", "mine")).grant();
         Grant stale = new Grant(request("owned", "theirs"), OptionalLong.of(0), null);
-        assertThat(driver.extend(stale, LEASE)).isFalse();
+        assertThat(driver.extend(stale, LEASE).isLost()).isTrue();
         assertThat(driver.release(stale)).isFalse();
         assertThat(redis.call("GET", "distlock:{owned}")).isEqualTo("mine");
 
-        assertThat(driver.extend(mine, Duration.ofSeconds(60))).isTrue();
+        assertThat(driver.extend(mine, Duration.ofSeconds(60)).isExtended()).isTrue();
         assertThat((Long) redis.call("PTTL", "distlock:{owned}")).isGreaterThan(30_000L);
         assertThat(driver.release(mine)).isTrue();
         assertThat(driver.release(mine)).isFalse();
-        assertThat(driver.extend(mine, LEASE)).isFalse();
+        assertThat(driver.extend(mine, LEASE).isLost()).isTrue();
     }
 
     @Test
@@ -96,9 +97,9 @@ class RedisNodeTest {
     void scriptFlushMidRunIsRecoveredByReloading() {
         Grant grant = driver.tryAcquire(request("flushed", "t1")).grant();
         redis.call("SCRIPT", "FLUSH");
-        assertThat(driver.extend(grant, LEASE)).isTrue();
+        assertThat(driver.extend(grant, LEASE).isExtended()).isTrue();
         redis.call("SCRIPT", "FLUSH");
-        assertThat(driver.extendAll(List.of(new Renewal(grant, LEASE)))).containsExactly(true);
+        assertThat(driver.extendAll(List.of(new Renewal(grant, LEASE)))).containsExactly(ExtendOutcome.extended());
         redis.call("SCRIPT", "FLUSH");
         assertThat(driver.release(grant)).isTrue();
         redis.call("SCRIPT", "FLUSH");
@@ -118,11 +119,11 @@ class RedisNodeTest {
         long loadsBefore = commandCalls("script|load");
         long evalshaBefore = commandCalls("evalsha");
 
-        List<Boolean> results = driver.extendAll(renewals);
+        List<ExtendOutcome> results = driver.extendAll(renewals);
 
         assertThat(results).hasSize(1000);
         for (int i = 0; i < 1000; i++) {
-            assertThat(results.get(i)).as("renewal %d", i).isEqualTo(i % 10 != 0);
+            assertThat(results.get(i)).as("renewal %d", i).isEqualTo(ExtendOutcome.of(i % 10 != 0));
             long pttl = (Long) redis.call("PTTL", "distlock:{bulk-" + i + "}");
             assertThat(pttl).as("lease %d", i).isBetween(i % 10 == 0 ? 0L : 60_001L, i % 10 == 0 ? 30_000L : 90_000L);
         }

@@ -92,19 +92,24 @@ final class FanOut {
         return (int) answers.stream().filter(a -> a.answered() && a.votes()).count();
     }
 
+    /** @return every node's {@code host:port}, comma-separated */
+    static String endpoints(List<Answer> answers) {
+        return answers.stream().map(a -> a.node().toString()).collect(Collectors.joining(","));
+    }
+
     /**
      * @return the failure to report when too few nodes answered for a quorum: names every node
      *         that did not, with why
      */
     static BackendUnavailableException tooFewNodes(List<Answer> answers, int quorum, String operation) {
-        String endpoints = answers.stream().map(a -> a.node().toString()).collect(Collectors.joining(","));
+        String endpoints = endpoints(answers);
         String missing = answers.stream().filter(a -> !a.answered())
                 .map(a -> a.node() + " (" + a.failure().getMessage() + ")")
                 .collect(Collectors.joining("; "));
         long answered = answers.stream().filter(Answer::answered).count();
         BackendUnavailableException e = new BackendUnavailableException(endpoints, "redlock " + endpoints + ": only "
-                + answered + " of " + answers.size() + " Redis nodes answered " + operation + " (quorum " + quorum + "), so nothing is held;"
-                + " not answering: " + missing, null);
+                + answered + " of " + answers.size() + " Redis nodes answered " + operation + " (quorum " + quorum + "), so its"
+                + " outcome is unknown; not answering: " + missing, null);
         answers.stream().filter(a -> !a.answered()).forEach(a -> e.addSuppressed(a.failure()));
         return e;
     }

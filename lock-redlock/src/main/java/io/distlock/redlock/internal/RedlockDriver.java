@@ -11,6 +11,7 @@ import io.distlock.redis.internal.RedisEndpoint;
 import io.distlock.redis.internal.RedisNode;
 import io.distlock.redis.internal.RedisScript;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
@@ -197,28 +198,38 @@ public final class RedlockDriver implements LockDriver {
         if (refused != null) {
             throw refused;
         }
-        // Nodes that are down for sure make a clear failure; nodes that were only too slow this time
-        // make a busy attempt, which a waiting acquire retries (a timeout may pass with the load).
-        if (FanOut.quorumDown(answers, quorum)) {
-            throw FanOut.tooFewNodes(answers, quorum, "acquire '" + name + "'");
+        // Busy only when the answers decide it: even if every node that did not answer (or answered
+        // with this request's own token) had granted it, no quorum would have. Otherwise the outcome
+        // is unknown — an unreachable majority is not someone else holding the lock.
+        int undecided = answers.size() - granted - busy - waiting;
+        if (granted >= quorum) {
+            // A quorum granted it, but so late that no validity was left: the nodes are too slow
+            // to answer within the lease, which is no one else holding the lock.
+            return Attempt.unknown(new BackendUnavailableException(FanOut.endpoints(answers), "redlock "
+                    + FanOut.endpoints(answers) + ": a quorum granted '" + name + "' only after "
+                    + Duration.ofNanos(now - start).toMillis() + " ms, leaving no validity of the "
+                    + request.leaseTime().toMillis() + " ms lease; nothing is held", null));
+        }
+        if (granted + undecided >= quorum) {
+            return Attempt.unknown(FanOut.tooFewNodes(answers, quorum, "acquire '" + name + "'"));
         }
         return retryAfterNanos == Long.MAX_VALUE ? Attempt.busy() : Attempt.busy(Duration.ofNanos(retryAfterNanos));
     }
 
     @Override
-    public boolean extend(Grant grant, Duration leaseTime) {
+    public ExtendOutcome extend(Grant grant, Duration leaseTime) {
         return extendAll(List.of(new Renewal(grant, leaseTime))).get(0);
     }
 
     /**
      * Extends every lease on every node in one fan-out (one pipelined batch per node). A lease is
-     * extended only if a quorum of voting nodes extended it and validity is left; one that is not
-     * is released everywhere, so that a lost lease leaves nothing held.
-     *
-     * @throws BackendUnavailableException if fewer than a quorum of nodes answered (the engine retries)
+     * extended if a quorum of voting nodes extended it; lost only if so many nodes answered that
+     * they no longer hold it that no quorum could have extended it; unknown otherwise (too few
+     * answers either way — a renewal nobody answered is not a revocation). What a lost or unknown
+     * lease may still hold on some nodes is the engine's cleanup's to remove.
      */
     @Override
-    public List<Boolean> extendAll(List<Renewal> renewals) {
+    public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         if (renewals.isEmpty()) {
             return List.of();
         }
@@ -237,29 +248,30 @@ public final class RedlockDriver implements LockDriver {
             // validity is counted from its start, so the time is not promised to anyone): ask them again.
             answers = retrySlow(answers, operation, calls);
         }
-        if (FanOut.voting(answers) < quorum) {
-            throw FanOut.tooFewNodes(answers, quorum, operation);
-        }
-        long elapsed = System.nanoTime() - start;
-        List<Boolean> results = new ArrayList<>(renewals.size());
-        List<Grant> lost = new ArrayList<>();
+        BackendUnavailableException unanswered = null;
+        List<ExtendOutcome> results = new ArrayList<>(renewals.size());
         for (int i = 0; i < renewals.size(); i++) {
             int extended = 0;
+            int gone = 0;
             for (FanOut.Answer answer : answers) {
-                if (answer.answered() && answer.votes() && Long.valueOf(1L).equals(answer.replies().values().get(i))) {
-                    extended++;
+                if (answer.answered() && answer.votes()) {
+                    if (Long.valueOf(1L).equals(answer.replies().values().get(i))) {
+                        extended++;
+                    } else {
+                        gone++;
+                    }
                 }
             }
-            Duration leaseTime = renewals.get(i).leaseTime();
-            long validityNanos = leaseTime.toNanos() - elapsed - options.clockDrift(leaseTime).toNanos();
-            boolean ok = extended >= quorum && validityNanos > 0;
-            results.add(ok);
-            if (!ok) {
-                lost.add(renewals.get(i).grant());
+            if (extended >= quorum) {
+                results.add(ExtendOutcome.extended());
+            } else if (answers.size() - gone < quorum) {
+                results.add(ExtendOutcome.lost());
+            } else {
+                if (unanswered == null) {
+                    unanswered = FanOut.tooFewNodes(answers, quorum, operation);
+                }
+                results.add(ExtendOutcome.unknown(unanswered));
             }
-        }
-        for (Grant grant : lost) {
-            releaseOn(nodes, grant.name(), grant.ownerToken());
         }
         return results;
     }
@@ -268,9 +280,8 @@ public final class RedlockDriver implements LockDriver {
      * Compare-and-delete on every node.
      *
      * @return true if a quorum of nodes still held the grant and deleted it
-     * @throws BackendUnavailableException if it could not be deleted on a quorum because so many nodes are
-     *                                     down that no quorum can answer (slow nodes only make it false: the
-     *                                     keys there expire with the lease)
+     * @throws BackendUnavailableException if fewer than a quorum of nodes answered: the lock may still
+     *                                     be held by a quorum (the engine's cleanup retries)
      */
     @Override
     public boolean release(Grant grant) {
@@ -285,20 +296,44 @@ public final class RedlockDriver implements LockDriver {
                 }
             }
         }
-        if (deleted < quorum && answered < quorum && FanOut.quorumDown(answers, quorum)) {
+        if (answered < quorum) {
             throw FanOut.tooFewNodes(answers, quorum, "release '" + grant.name() + "'");
         }
         return deleted >= quorum;
     }
 
     /**
-     * Every failed attempt has already released what it may have left; only an attempt that threw
-     * midway can have left a {@code SET} behind.
+     * Every release in one fan-out: one pipelined batch per node. A release is confirmed once a
+     * quorum of nodes answered it (the lock can then be taken again; a key left on a slow minority
+     * expires with its lease time).
+     */
+    @Override
+    public List<Grant> releaseAll(List<Grant> grants) {
+        if (grants.isEmpty()) {
+            return List.of();
+        }
+        List<ScriptCall> calls = new ArrayList<>(grants.size());
+        for (Grant grant : grants) {
+            calls.add(new ScriptCall(RELEASE, List.of(LockScripts.lockKey(grant.name())), List.of(grant.ownerToken())));
+        }
+        List<FanOut.Answer> answers = FanOut.run(nodes, "release " + grants.size() + " leases", calls,
+                System.nanoTime() + batchTimeoutNanos(calls.size()));
+        long answered = answers.stream().filter(FanOut.Answer::answered).count();
+        return answered >= quorum ? List.of() : List.copyOf(grants);
+    }
+
+    /**
+     * Every attempt that answered has already released what it may have left; after an unknown
+     * outcome a {@code SET} may have landed without a reply: compare-and-delete on every node,
+     * confirmed once a quorum answered.
      */
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
         if (outcomeUnknown) {
-            releaseOn(nodes, request.name(), request.ownerToken());
+            List<FanOut.Answer> answers = release(nodes, request.name(), request.ownerToken());
+            if (answers.stream().filter(FanOut.Answer::answered).count() < quorum) {
+                throw FanOut.tooFewNodes(answers, quorum, "clean up an acquire of '" + request.name() + "'");
+            }
         }
     }
 

@@ -3,6 +3,7 @@ package io.distlock.tck.memory;
 import io.distlock.Lease;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
+import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
@@ -48,13 +49,13 @@ final class MemoryDriver implements LockDriver {
     }
 
     @Override
-    public boolean extend(Grant grant, Duration leaseTime) {
-        return server.extend(grant.name(), owner(grant.request()), leaseTime);
+    public ExtendOutcome extend(Grant grant, Duration leaseTime) {
+        return ExtendOutcome.of(server.extend(grant.name(), owner(grant.request()), leaseTime));
     }
 
     /** One "round trip" for the whole batch, as a pipelining driver would send it. */
     @Override
-    public List<Boolean> extendAll(List<Renewal> renewals) {
+    public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         server.renewalBatches.incrementAndGet();
         server.renewedLeases.addAndGet(renewals.size());
         return LockDriver.super.extendAll(renewals);

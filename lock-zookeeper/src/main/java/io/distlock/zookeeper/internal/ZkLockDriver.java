@@ -5,6 +5,7 @@ import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
+import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
@@ -250,13 +251,13 @@ public final class ZkLockDriver implements LockDriver {
     // ---- extend, release, end ------------------------------------------------------------------
 
     @Override
-    public boolean extend(Grant grant, Duration leaseTime) {
+    public ExtendOutcome extend(Grant grant, Duration leaseTime) {
         return extendAll(List.of(new Renewal(grant, leaseTime))).get(0);
     }
 
     /** Every renewal's setData goes out at once; the replies come back in one round trip. */
     @Override
-    public List<Boolean> extendAll(List<Renewal> renewals) {
+    public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         List<CompletableFuture<Boolean>> replies = new ArrayList<>(renewals.size());
         ZooKeeper zk = zk();
         for (Renewal renewal : renewals) {
@@ -272,16 +273,24 @@ public final class ZkLockDriver implements LockDriver {
             }, null);
             replies.add(reply);
         }
-        List<Boolean> results = new ArrayList<>(renewals.size());
+        List<ExtendOutcome> results = new ArrayList<>(renewals.size());
         for (int i = 0; i < replies.size(); i++) {
+            String what = "extend the lease on '" + renewals.get(i).grant().name() + "'";
             try {
-                boolean extended = calls.await(replies.get(i), "extend " + renewals.get(i).grant().name());
+                boolean extended = calls.await(replies.get(i), what);
                 if (!extended) {
                     forget(renewals.get(i).grant().ownerToken());
                 }
-                results.add(extended);
+                results.add(ExtendOutcome.of(extended));
+            } catch (BackendUnavailableException e) {
+                results.add(ExtendOutcome.unknown(e));
             } catch (KeeperException e) {
-                throw calls.translate(e, "extend the lease on '" + renewals.get(i).grant().name() + "'");
+                RuntimeException translated = calls.translate(e, what);
+                if (translated instanceof BackendUnavailableException) {
+                    results.add(ExtendOutcome.unknown((BackendUnavailableException) translated));
+                } else {
+                    throw translated;
+                }
             }
         }
         return results;
@@ -289,8 +298,9 @@ public final class ZkLockDriver implements LockDriver {
 
     @Override
     public boolean release(Grant grant) {
-        forget(grant.ownerToken());
-        return session.delete((String) grant.handle(), "release '" + grant.name() + "'");
+        boolean deleted = session.delete((String) grant.handle(), "release '" + grant.name() + "'");
+        forget(grant.ownerToken()); // only once the delete is confirmed: the engine retries it otherwise
+        return deleted;
     }
 
     @Override
@@ -301,14 +311,8 @@ public final class ZkLockDriver implements LockDriver {
     /** The lease time passed without an extend: the node goes, as a key with a TTL would. */
     @Override
     public void leaseExpired(Grant grant) {
-        forget(grant.ownerToken());
-        String path = (String) grant.handle();
-        try {
-            session.delete(path, "end the expired lease on '" + grant.name() + "'");
-        } catch (BackendUnavailableException e) {
-            leftovers.add(path); // deleted on reconnect, or by the server with the session
-            throw e;
-        }
+        session.delete((String) grant.handle(), "end the expired lease on '" + grant.name() + "'");
+        forget(grant.ownerToken()); // only once the delete is confirmed: the engine retries it otherwise
     }
 
     @Override

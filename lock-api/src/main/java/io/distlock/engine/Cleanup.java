@@ -1,0 +1,377 @@
+package io.distlock.engine;
+
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockRequest;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The one place where whatever must be removed from the server is removed: releases, abandoned
+ * requests (also by owner token after an unknown outcome), and lease ends on session stores.
+ *
+ * <p>A removal that the server did not confirm is never forgotten: it stays here and is retried
+ * with a jittered back-off (10 ms doubling to {@value #MAX_BACKOFF_MILLIS} ms), at once when the
+ * driver reports its connection restored, and in the client's closing batch — until the driver
+ * returns normally, or until it is moot: on a backend whose server expires leases, once everything
+ * the lease or request wrote has expired there (its latest write's lease time plus the operation
+ * timeout for a write still in flight). A write delayed in the network for longer than that may
+ * still land; it then holds the lock at most one lease time, as a crashed client's would.
+ *
+ * <p>Each retry round runs on the client's I/O executor: first every pending release in one
+ * {@link LockDriver#releaseAll} batch, then the other removals one by one, and the round stops at
+ * the first one that fails (the backend is still away; trying the rest would only wait out more
+ * timeouts). While a round has just failed, the backend counts as away ({@link #outage()}): a
+ * user's release then goes straight to the queue and returns at once instead of waiting for a
+ * timeout.
+ */
+final class Cleanup {
+
+    static final long MAX_BACKOFF_MILLIS = 250;
+    private static final long MIN_BACKOFF_MILLIS = 10;
+    private static final long NO_MOOT = Long.MAX_VALUE;
+
+    /** One removal. */
+    abstract static class Task {
+        final String name;
+        /** When it stops mattering (monotonic clock), or {@link #NO_MOOT}. */
+        final long mootAt;
+        int failures;
+
+        Task(String name, long mootAt) {
+            this.name = name;
+            this.mootAt = mootAt;
+        }
+
+        abstract void run(LockDriver driver);
+
+        abstract String what();
+    }
+
+    static final class Release extends Task {
+        final Grant grant;
+
+        Release(Grant grant, long mootAt) {
+            super(grant.name(), mootAt);
+            this.grant = grant;
+        }
+
+        @Override
+        void run(LockDriver driver) {
+            driver.release(grant);
+        }
+
+        @Override
+        String what() {
+            return "release '" + name + "'";
+        }
+    }
+
+    static final class Abandon extends Task {
+        final LockRequest request;
+        final boolean outcomeUnknown;
+
+        Abandon(LockRequest request, boolean outcomeUnknown, long mootAt) {
+            super(request.name(), mootAt);
+            this.request = request;
+            this.outcomeUnknown = outcomeUnknown;
+        }
+
+        @Override
+        void run(LockDriver driver) {
+            driver.abandon(request, outcomeUnknown);
+        }
+
+        @Override
+        String what() {
+            return (outcomeUnknown ? "clean up after an acquire of '" : "withdraw an acquire of '") + name + "'";
+        }
+    }
+
+    static final class LeaseEnd extends Task {
+        final Grant grant;
+
+        LeaseEnd(Grant grant) {
+            super(grant.name(), NO_MOOT);
+            this.grant = grant;
+        }
+
+        @Override
+        void run(LockDriver driver) {
+            driver.leaseExpired(grant);
+        }
+
+        @Override
+        String what() {
+            return "end the lease on '" + name + "'";
+        }
+    }
+
+    private final EngineClient client;
+    private final List<Task> pending = new ArrayList<>();
+    /** A round is scheduled or running: no second one is started. Guarded by pending. */
+    private boolean roundScheduled;
+    /** How many rounds in a row failed; guarded by pending. */
+    private int failedRounds;
+    private volatile boolean outage;
+
+    Cleanup(EngineClient client) {
+        this.client = client;
+    }
+
+    static long never() {
+        return NO_MOOT;
+    }
+
+    /** @return true while the latest attempt failed: the backend is away */
+    boolean outage() {
+        return outage;
+    }
+
+    /** @return how many removals are waiting for the server */
+    int pending() {
+        synchronized (pending) {
+            return pending.size();
+        }
+    }
+
+    /**
+     * Removes now, on the calling thread (bounded by the driver's operation timeout), unless the
+     * backend is known to be away (the last attempt failed, or the driver reports its connection
+     * suspended): then, and if this attempt fails, the removal is queued.
+     */
+    void now(Task task) {
+        if (!outage && !client.suspended()) {
+            try {
+                task.run(client.driver());
+                return;
+            } catch (IllegalStateException closed) {
+                return; // the driver is closed: the server ends what is left (TTL, session)
+            } catch (RuntimeException e) {
+                outage = true;
+                task.failures++;
+                logFirstFailure(task, e);
+            }
+        }
+        queue(task, 0);
+    }
+
+    /** Removes on the I/O executor as soon as possible (for the keeper's thread, and after an unknown outcome). */
+    void soon(Task task) {
+        queue(task, 0);
+    }
+
+    /** The connection is back: retry everything now. */
+    void retryNow() {
+        synchronized (pending) {
+            failedRounds = 0;
+            if (pending.isEmpty() || roundScheduled) {
+                return;
+            }
+            roundScheduled = true;
+        }
+        submitRound(0);
+    }
+
+    private void queue(Task task, long delayNanos) {
+        boolean start;
+        synchronized (pending) {
+            pending.add(task);
+            start = !roundScheduled;
+            roundScheduled = true;
+        }
+        if (start) {
+            submitRound(delayNanos);
+        }
+    }
+
+    private void submitRound(long delayNanos) {
+        Runnable toIo = () -> {
+            try {
+                client.runtime().io().execute(this::round);
+            } catch (RejectedExecutionException closing) {
+                roundEnded(false);
+            }
+        };
+        if (delayNanos <= 0) {
+            toIo.run();
+        } else if (client.runtime().schedule(toIo, delayNanos) == null) {
+            roundEnded(false);
+        }
+    }
+
+    /** One retry round, on the I/O executor. */
+    private void round() {
+        List<Task> tasks;
+        long now = client.nanoTime();
+        synchronized (pending) {
+            tasks = new ArrayList<>(pending.size());
+            for (Task task : pending) {
+                if (now - task.mootAt < 0) {
+                    tasks.add(task); // still matters
+                }
+            }
+            pending.clear();
+        }
+        boolean failed = attempt(tasks, true);
+        roundEnded(failed);
+    }
+
+    /**
+     * Tries {@code tasks}: releases in one batch, the rest one by one, stopping at the first
+     * failure when {@code stopAtFailure}. What fails, or is not tried, goes back to the queue.
+     *
+     * @return true if something failed
+     */
+    private boolean attempt(List<Task> tasks, boolean stopAtFailure) {
+        LockDriver driver = client.driver();
+        List<Release> releases = new ArrayList<>();
+        List<Task> others = new ArrayList<>();
+        for (Task task : tasks) {
+            if (task instanceof Release) {
+                releases.add((Release) task);
+            } else {
+                others.add(task);
+            }
+        }
+        Set<Task> failed = Collections.newSetFromMap(new IdentityHashMap<>());
+        RuntimeException firstFailure = null;
+        if (!releases.isEmpty()) {
+            Map<Grant, Release> byGrant = new IdentityHashMap<>();
+            List<Grant> grants = new ArrayList<>(releases.size());
+            for (Release release : releases) {
+                byGrant.put(release.grant, release);
+                grants.add(release.grant);
+            }
+            List<Grant> unconfirmed;
+            try {
+                unconfirmed = driver.releaseAll(grants);
+            } catch (IllegalStateException closed) {
+                return false;
+            } catch (RuntimeException e) {
+                unconfirmed = grants;
+                firstFailure = e;
+            }
+            for (Grant grant : unconfirmed) {
+                Release release = byGrant.get(grant);
+                if (release != null) {
+                    failed.add(release);
+                }
+            }
+        }
+        for (Task task : others) {
+            if (stopAtFailure && !failed.isEmpty()) {
+                failed.add(task); // not tried: the backend is still away
+                continue;
+            }
+            try {
+                task.run(driver);
+                logRecovered(task);
+            } catch (IllegalStateException closed) {
+                // the driver is closed: nothing more can be done here
+            } catch (RuntimeException e) {
+                failed.add(task);
+                firstFailure = firstFailure == null ? e : firstFailure;
+            }
+        }
+        for (Release release : releases) {
+            if (!failed.contains(release)) {
+                logRecovered(release);
+            }
+        }
+        for (Task task : failed) {
+            if (task.failures++ == 0) {
+                logFirstFailure(task, firstFailure);
+            }
+        }
+        if (!failed.isEmpty()) {
+            synchronized (pending) {
+                pending.addAll(failed);
+            }
+        }
+        return !failed.isEmpty();
+    }
+
+    private void roundEnded(boolean failed) {
+        outage = failed;
+        long delay;
+        synchronized (pending) {
+            failedRounds = failed ? failedRounds + 1 : 0;
+            if (pending.isEmpty() || client.closed()) {
+                roundScheduled = false;
+                return;
+            }
+            long ceiling = Math.min(MAX_BACKOFF_MILLIS, MIN_BACKOFF_MILLIS << Math.min(failedRounds, 10));
+            long millis = ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
+            delay = failed ? TimeUnit.MILLISECONDS.toNanos(millis) : 0;
+        }
+        submitRound(delay);
+    }
+
+    /**
+     * The client's last, bounded attempt: releases {@code grants} and everything pending in one
+     * batch (per node, as the driver sends it), then the other removals, all on the I/O executor,
+     * waiting at most {@code timeoutNanos}. What does not get through is left to the server's own
+     * expiry (TTL) or to the end of the session, which closing the driver brings.
+     */
+    void closeBatch(List<Grant> grants, long timeoutNanos) {
+        List<Task> tasks = new ArrayList<>();
+        for (Grant grant : grants) {
+            tasks.add(new Release(grant, NO_MOOT));
+        }
+        long now = client.nanoTime();
+        synchronized (pending) {
+            for (Task task : pending) {
+                if (now - task.mootAt < 0) {
+                    tasks.add(task);
+                }
+            }
+            pending.clear();
+        }
+        if (tasks.isEmpty()) {
+            return;
+        }
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        try {
+            client.runtime().io().execute(() -> {
+                try {
+                    attempt(tasks, false);
+                } finally {
+                    done.complete(null);
+                }
+            });
+            done.get(timeoutNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException | java.util.concurrent.ExecutionException e) {
+            EngineClient.LOG.log(System.Logger.Level.WARNING, "could not remove {0} lock(s) from {1} while closing: {2}",
+                    tasks.size(), client.endpoint(), e.toString());
+        } catch (java.util.concurrent.TimeoutException e) {
+            EngineClient.LOG.log(System.Logger.Level.WARNING, "{0} lock(s) not confirmed removed from {1} within the"
+                    + " operation timeout while closing; they end with their lease time or the session",
+                    tasks.size(), client.endpoint());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void logFirstFailure(Task task, RuntimeException e) {
+        EngineClient.LOG.log(System.Logger.Level.WARNING, "could not {0} on {1}; retrying until the server confirms it"
+                + (task.mootAt == NO_MOOT ? "" : " or its lease time has passed there") + ": {2}",
+                task.what(), client.endpoint(), String.valueOf(e));
+    }
+
+    private void logRecovered(Task task) {
+        if (task.failures > 0) {
+            EngineClient.LOG.log(System.Logger.Level.INFO, "could {0} on {1} after {2} failed attempt(s)",
+                    task.what(), client.endpoint(), task.failures);
+        }
+    }
+}

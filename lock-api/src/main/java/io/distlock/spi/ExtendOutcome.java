@@ -1,0 +1,95 @@
+package io.distlock.spi;
+
+import io.distlock.BackendUnavailableException;
+
+import java.util.Objects;
+
+/**
+ * The outcome of one extension ({@link LockDriver#extend}, {@link LockDriver#extendAll}): one of three.
+ *
+ * <ul>
+ *   <li><b>extended</b> — the server answered that the lock still held the grant's owner token and
+ *       its lease now ends the asked lease time after the request was sent (or later);</li>
+ *   <li><b>lost</b> — the server answered that the lock no longer holds the grant's owner token
+ *       (it expired there, was deleted, or was given to someone else);</li>
+ *   <li><b>unknown</b> — no definite answer (a timeout, a lost reply, no quorum of answers either
+ *       way). The extension may or may not have taken effect.</li>
+ * </ul>
+ *
+ * <p>Only a definite "lost" ends a lease as {@link io.distlock.Lease.LossReason#REVOKED}. The engine
+ * retries an unknown renewal until the lease's validity ends, and meanwhile promises no more than
+ * the shorter of the old and the new lease (the extension may have landed, or not).
+ */
+public final class ExtendOutcome {
+
+    private static final ExtendOutcome EXTENDED = new ExtendOutcome(true, false, null);
+    private static final ExtendOutcome LOST = new ExtendOutcome(false, true, null);
+
+    private final boolean extended;
+    private final boolean lost;
+    private final BackendUnavailableException cause;
+
+    private ExtendOutcome(boolean extended, boolean lost, BackendUnavailableException cause) {
+        this.extended = extended;
+        this.lost = lost;
+        this.cause = cause;
+    }
+
+    /** @return the server extended the lease */
+    public static ExtendOutcome extended() {
+        return EXTENDED;
+    }
+
+    /** @return the server answered that the grant no longer holds the lock */
+    public static ExtendOutcome lost() {
+        return LOST;
+    }
+
+    /**
+     * @param cause why no definite answer came: names the endpoint(s), never a password
+     * @return an outcome that is not known
+     * @throws NullPointerException if {@code cause} is null
+     */
+    public static ExtendOutcome unknown(BackendUnavailableException cause) {
+        return new ExtendOutcome(false, false, Objects.requireNonNull(cause, "cause"));
+    }
+
+    /**
+     * @param extended true for {@link #extended()}, false for {@link #lost()}
+     * @return the definite outcome a compare-and-extend answered
+     */
+    public static ExtendOutcome of(boolean extended) {
+        return extended ? EXTENDED : LOST;
+    }
+
+    /** @return true if the server extended the lease */
+    public boolean isExtended() {
+        return extended;
+    }
+
+    /** @return true if the server answered that the grant no longer holds the lock */
+    public boolean isLost() {
+        return lost;
+    }
+
+    /** @return true if no definite answer came */
+    public boolean isUnknown() {
+        return cause != null;
+    }
+
+    /**
+     * @return why the outcome is unknown
+     * @throws IllegalStateException if the outcome is known
+     */
+    public BackendUnavailableException cause() {
+        if (cause == null) {
+            throw new IllegalStateException("the extension's outcome is known: " + this);
+        }
+        return cause;
+    }
+
+    @Override
+    public String toString() {
+        return extended ? "ExtendOutcome[extended]" : lost ? "ExtendOutcome[lost]" : "ExtendOutcome[unknown: " + cause.getMessage() + "]";
+    }
+}
