@@ -30,6 +30,12 @@ import java.util.UUID;
  *     protected Optional<String> unreachableUri() {
  *         return Optional.of("redis://user:" + SECRET + "@127.0.0.1:" + closedPort);
  *     }
+ *
+ *     protected Optional<ClientPartition> clientPartition() {
+ *         return Optional.of(() -> FaultProxy.partitionedClient(List.of(server.endpoint()),
+ *                 proxies -> Locks.connect("redis://" + proxies.get(0).endpoint())));
+ *     }
+ *     // ... leaseRevocation(), lockProbe(), serverRestart(): see their Javadoc
  * }
  * }</pre>
  *
@@ -108,13 +114,48 @@ public abstract class LockVerification extends InputRules {
     }
 
     /**
-     * The hook that makes the server revoke a holder's lease (rule 4.8), as a session expiry does.
+     * The hook that makes the server revoke a holder's lease (rules 4.8 and 4.13), as an operator, an
+     * eviction or a session expiry does.
      *
-     * @return the hook; empty fails rule 4.8 for a {@link io.distlock.Guarantee#CORRECTNESS} backend
-     *         and skips it for others
+     * @return the hook; empty fails rules 4.8 and 4.13 (every backend can lose a lock on the server)
      */
     @Override
     protected Optional<LeaseRevocation> leaseRevocation() {
+        return Optional.empty();
+    }
+
+    /**
+     * The hook that opens clients a rule can cut off from the backend on links of their own (rules
+     * 4.9–4.12 and 4.14). Every verification that starts its own servers can supply it: see
+     * {@link io.distlock.tck.fixtures.FaultProxy#partitionedClient}.
+     *
+     * @return the hook; empty fails those rules (every backend can be cut off)
+     */
+    @Override
+    protected Optional<ClientPartition> clientPartition() {
+        return Optional.empty();
+    }
+
+    /**
+     * The hook that asks the server how long a lock stays held (rule 1.10), such as a Redis
+     * {@code PTTL}.
+     *
+     * @return the hook; empty fails rule 1.10 for a backend that declares
+     *         {@link Feature#LEASE_EXTENSION} (others are skipped)
+     */
+    @Override
+    protected Optional<LockProbe> lockProbe() {
+        return Optional.empty();
+    }
+
+    /**
+     * The hook that restarts the server (or one node) without its data (rule 4.15).
+     *
+     * @return the hook; empty fails rule 4.15 for a backend that declares
+     *         {@link Feature#FENCING_TOKENS} (others are skipped)
+     */
+    @Override
+    protected Optional<ServerRestart> serverRestart() {
         return Optional.empty();
     }
 

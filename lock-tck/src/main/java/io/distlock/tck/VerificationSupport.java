@@ -82,6 +82,27 @@ abstract class VerificationSupport {
     protected abstract Optional<LeaseRevocation> leaseRevocation();
 
     /**
+     * See {@link LockVerification#clientPartition()}.
+     *
+     * @return what the verification supplies
+     */
+    protected abstract Optional<ClientPartition> clientPartition();
+
+    /**
+     * See {@link LockVerification#lockProbe()}.
+     *
+     * @return what the verification supplies
+     */
+    protected abstract Optional<LockProbe> lockProbe();
+
+    /**
+     * See {@link LockVerification#serverRestart()}.
+     *
+     * @return what the verification supplies
+     */
+    protected abstract Optional<ServerRestart> serverRestart();
+
+    /**
      * See {@link LockVerification#environment()}.
      *
      * @return what the verification supplies

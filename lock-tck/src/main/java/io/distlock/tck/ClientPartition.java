@@ -1,0 +1,44 @@
+package io.distlock.tck;
+
+import io.distlock.LockOptions;
+
+import java.time.Duration;
+
+/**
+ * A whitebox hook that opens clients which a rule can cut off from the backend, each on links of
+ * its own (rules 4.9–4.12 and 4.14: a release, a wait, a lost reply and an interrupted acquire
+ * during a partition; a blackholed server). Every backend whose verification starts its own
+ * servers supplies one: for TCP backends, a {@link io.distlock.tck.fixtures.FaultProxy} per node
+ * for each client ({@link io.distlock.tck.fixtures.FaultProxy#partitionedClient} builds it).
+ * Supply it through {@link LockVerification#clientPartition()}.
+ */
+public interface ClientPartition {
+
+    /**
+     * Opens a fresh, independent client (another "process") whose connections to every node go
+     * through links of its own, healthy when it returns.
+     *
+     * @return the client and its links; the TCK closes it
+     */
+    PartitionedClient open();
+
+    /**
+     * The operation timeout of the clients {@link #open()} makes: how long one of their requests
+     * may go unanswered before it counts as failed. Rules bound "in time" by it.
+     *
+     * @return the operation timeout; {@link LockOptions#operationTimeout()} of the defaults unless overridden
+     */
+    default Duration operationTimeout() {
+        return LockOptions.defaults().operationTimeout();
+    }
+
+    /**
+     * How long such a client needs, once its links heal, to be connected again (a ZooKeeper client
+     * waits out a reconnect back-off): added to the hand-off bound after a heal.
+     *
+     * @return the reconnect time, not negative; zero by default
+     */
+    default Duration reconnect() {
+        return Duration.ZERO;
+    }
+}
