@@ -60,26 +60,23 @@ public interface Lease extends AutoCloseable {
     boolean isValid();
 
     /**
-     * Extends the lease so that it ends {@code leaseTime} from now, if it is still held by this
-     * lease on the server (an atomic compare-and-extend: it never touches a lock someone else holds).
-     * On success the validity is recomputed from the moment the request was sent. At most one
-     * extension of a lease is in flight at a time: a call made while the auto-renewal's is on its
-     * way waits for it (at most about twice the operation timeout).
-     *
-     * <p>A shorter lease time than the current one shortens the validity this lease promises; the
-     * server may keep the lock until the longer one ends (an extension never moves the server's
-     * expiry earlier, so that a late, older extension cannot cut a newer one short). Release the
-     * lease to free the lock at once.
+     * Extends the lease so that it lasts at least {@code leaseTime} from now, if it is still held by
+     * this lease on the server (an atomic compare-and-extend: it never touches a lock someone else
+     * holds). On success the validity is recomputed from the moment the request was sent — and
+     * only ever raised: an extension never shortens a lease, neither here nor on the server, so a
+     * validity promised earlier (to another thread, say) always still holds. At most one extension
+     * of a lease is in flight at a time: a call made while the auto-renewal's is on its way waits
+     * for it (at most about twice the operation timeout).
      *
      * @param leaseTime the new lease time, counted from now
-     * @return true if extended; false if the lease had already expired or the server answered that
-     *         it is no longer held by it (it is then reported through {@link #lost()})
+     * @return true if the server confirmed the lease is still held by it (and extended where that
+     *         lasts longer); false if the lease had already expired or the server answered that it
+     *         is no longer held by it (it is then reported through {@link #lost()})
      * @throws IllegalStateException         if the lease was released or its client closed
      * @throws IllegalArgumentException      if {@code leaseTime} is out of range (see {@link DistributedLock})
      * @throws UnsupportedOperationException if the backend lacks {@link Feature#LEASE_EXTENSION}
      * @throws BackendUnavailableException   if no definite answer came: the extension may or may not
-     *                                       have taken effect, so until a later extend succeeds the
-     *                                       lease promises the shorter of its old and its new lease
+     *                                       have taken effect; the lease keeps its current validity
      */
     boolean extend(Duration leaseTime);
 

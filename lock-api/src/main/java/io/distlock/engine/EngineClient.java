@@ -319,13 +319,17 @@ final class EngineClient implements LockClient, DriverContext {
     }
 
     /**
-     * Ends a request that produced no lease. After an unknown outcome the removal goes to the
-     * cleanup queue at once (the backend is likely away, and the caller must not wait out another
-     * timeout for it); otherwise it is tried on the caller's thread first.
+     * Ends a request that produced no lease. If its last attempt got no answer, the removal goes to
+     * the cleanup queue at once (the backend is likely away, and the caller must not wait out
+     * another timeout for it); otherwise it is tried on the caller's thread first, so that an
+     * acquire that ends (a timeout, an interrupt) has withdrawn its request when it returns.
+     *
+     * @param outcomeUnknown  some attempt of the request had an unknown outcome: remove by owner token
+     * @param lastAttemptAway the last attempt got no answer
      */
-    void abandon(LockRequest request, boolean outcomeUnknown, long lastSent) {
+    void abandon(LockRequest request, boolean outcomeUnknown, long lastSent, boolean lastAttemptAway) {
         Cleanup.Task task = new Cleanup.Abandon(request, outcomeUnknown, mootAt(lastSent, request.leaseTime()));
-        if (outcomeUnknown || closed) {
+        if (lastAttemptAway || closed) {
             cleanup.soon(task);
         } else {
             cleanup.now(task);

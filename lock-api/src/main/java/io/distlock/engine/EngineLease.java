@@ -20,12 +20,13 @@ import java.util.concurrent.atomic.AtomicReference;
  * server confirmed. State moves one way: HELD → RELEASED, or HELD → LOST (→ RELEASED when the user
  * still calls release, which then changes nothing).
  *
- * <p><b>One extension in flight.</b> The caller's {@link #extend} and the keeper's renewal take
- * the same permit, so at most one extension of a lease is on its way at any time. While one is,
- * the validity is the shorter of the old one and the one the extension would give: the server may
- * apply it before the reply comes (or without one), so until a reply says otherwise neither
- * promise is safe alone. Validity is only ever raised from the reply to the extension in flight,
- * which is the latest sent.
+ * <p><b>Extensions only extend.</b> Validity is raised only by a reply that confirms an extension,
+ * to that extension's {@code sendTime + leaseTime − drift}, and never lowered by one: a driver's
+ * extension never moves the server's expiry earlier (see {@link io.distlock.spi.LockDriver#extend}),
+ * so every promise made before still holds on the server, whatever order extensions land in. An
+ * extension whose outcome is unknown changes nothing here (it may or may not have landed; either
+ * way the server holds at least what was promised). The caller's {@link #extend} and the keeper's
+ * renewal take the same permit, so at most one extension of a lease is on its way at a time.
  */
 final class EngineLease implements Lease {
 
@@ -237,18 +238,14 @@ final class EngineLease implements Lease {
     }
 
     /**
-     * Records that an extension to {@code newLeaseTime} is being sent at {@code start}: until its
-     * reply, validity is the shorter of the current one and the one it would give.
+     * Records that an extension to {@code newLeaseTime} is being sent at {@code start}: whatever
+     * its outcome, it may keep the lock on the server until {@code start + newLeaseTime}.
      *
      * @return false if the lease is no longer held
      */
     synchronized boolean beginExtension(long start, Duration newLeaseTime) {
         if (state.get() != State.HELD) {
             return false;
-        }
-        long candidate = start + newLeaseTime.toNanos() - client.options().clockDrift(newLeaseTime).toNanos();
-        if (candidate - validUntil < 0) {
-            validUntil = candidate;
         }
         long live = start + newLeaseTime.toNanos();
         if (live - writesLiveUntil > 0) {
@@ -257,15 +254,21 @@ final class EngineLease implements Lease {
         return true;
     }
 
-    /** Records the server's confirmation of the extension sent at {@code start}; false if the lease is no longer held. */
+    /**
+     * Records the server's confirmation of the extension sent at {@code start}: the validity rises
+     * to what it gives, if that is later than the current one; false if the lease is no longer held.
+     */
     synchronized boolean renewed(long start, Duration newLeaseTime) {
         if (state.get() != State.HELD) {
             return false;
         }
-        lastStart = start;
-        leaseTime = newLeaseTime;
-        validUntil = start + newLeaseTime.toNanos() - client.options().clockDrift(newLeaseTime).toNanos();
-        renewDue = start + newLeaseTime.toNanos() / 3;
+        long candidate = start + newLeaseTime.toNanos() - client.options().clockDrift(newLeaseTime).toNanos();
+        if (candidate - validUntil > 0) {
+            lastStart = start;
+            leaseTime = newLeaseTime;
+            validUntil = candidate;
+            renewDue = start + newLeaseTime.toNanos() / 3;
+        }
         return true;
     }
 

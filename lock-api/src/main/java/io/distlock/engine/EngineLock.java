@@ -92,6 +92,7 @@ final class EngineLock implements DistributedLock {
         long lastSent = client.nanoTime();
         long unknownSince = 0;
         boolean unknownRun = false;
+        boolean lastAttemptAway = false;
         Throwable failure = null;
         try {
             for (int attempt = 0; ; attempt++) {
@@ -102,8 +103,10 @@ final class EngineLock implements DistributedLock {
                     result = client.tryOnce(request);
                 } catch (RuntimeException e) {
                     outcomeUnknown = true; // a failure mid-request: its write may have landed
+                    lastAttemptAway = true;
                     throw e;
                 }
+                lastAttemptAway = result.isUnknown();
                 if (waiting && Thread.currentThread().isInterrupted()) {
                     // Interrupted while the request was on its way: whatever it did on the server is
                     // given back (a grant is released; otherwise, by owner token).
@@ -126,7 +129,7 @@ final class EngineLock implements DistributedLock {
                     // The grant came with no validity left and was given back. An owner token
                     // identifies one acquisition: the next attempt gets a fresh one, so a late
                     // answer to this request can never be taken for the next.
-                    client.abandon(request, outcomeUnknown, lastSent);
+                    client.abandon(request, outcomeUnknown, lastSent, false);
                     request = new LockRequest(name, client.newOwnerToken(), leaseTime);
                     outcomeUnknown = false;
                     unknownRun = false;
@@ -172,7 +175,7 @@ final class EngineLock implements DistributedLock {
             }
             if (!granted) {
                 try {
-                    client.abandon(request, outcomeUnknown, lastSent);
+                    client.abandon(request, outcomeUnknown, lastSent, lastAttemptAway);
                 } catch (RuntimeException e) {
                     if (failure != null) {
                         failure.addSuppressed(e);

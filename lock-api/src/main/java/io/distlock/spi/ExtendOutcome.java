@@ -17,8 +17,8 @@ import java.util.Objects;
  * </ul>
  *
  * <p>Only a definite "lost" ends a lease as {@link io.distlock.Lease.LossReason#REVOKED}. The engine
- * retries an unknown renewal until the lease's validity ends, and meanwhile promises no more than
- * the shorter of the old and the new lease (the extension may have landed, or not).
+ * retries an unknown renewal until the lease's validity ends, and meanwhile keeps promising only
+ * the validity the server last confirmed (the extension may have landed, or not).
  */
 public final class ExtendOutcome {
 

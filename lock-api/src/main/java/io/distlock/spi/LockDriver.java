@@ -59,15 +59,15 @@ public interface LockDriver extends AutoCloseable {
     Attempt tryAcquire(LockRequest request);
 
     /**
-     * Sets the lease of {@code grant} to end {@code leaseTime} from the moment the request is sent,
-     * only if the lock is still held by the grant's owner token (atomically: compare, then extend).
+     * Makes the lease of {@code grant} last at least {@code leaseTime} from the moment the request is
+     * sent, only if the lock is still held by the grant's owner token (atomically: compare, then
+     * extend).
      *
-     * <p>The engine sends at most one extension per lease at a time, and promises validity only
-     * from the reply to the latest one. An extension whose reply was lost may still be applied
-     * late, after a newer one succeeded: a driver where that can happen (a retry on another
-     * connection) makes extensions monotone — an extension never moves the server's expiry earlier
-     * (Redis: {@code PEXPIRE … GT}) — so that a late, older extension cannot cut short what the
-     * newer one promised. A shorter extension then shortens only the validity the engine promises.
+     * <p>An extension must be <b>monotone</b>: it never moves the server's expiry earlier (Redis:
+     * {@code PEXPIRE … GT}; a session store whose engine ends the lease: nothing to do). The engine
+     * raises a lease's validity from every confirmed extension and never lowers it, so a validity
+     * promised earlier is only safe if no extension — a shorter one, or an older one whose reply was
+     * lost and that lands late, after a newer one — can cut the server's hold short.
      *
      * @param grant     a grant this driver returned
      * @param leaseTime the new lease time
