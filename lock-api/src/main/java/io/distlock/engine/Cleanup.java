@@ -118,8 +118,12 @@ final class Cleanup {
 
     private final EngineClient client;
     private final List<Task> pending = new ArrayList<>();
-    /** A round is scheduled or running: no second one is started. Guarded by pending. */
-    private boolean roundScheduled;
+    /** A round waiting for its back-off (null if none); guarded by pending. */
+    private EngineRuntime.Cancellable scheduledRound;
+    /** A round is submitted to, or running on, the I/O executor; guarded by pending. */
+    private boolean roundRunning;
+    /** The connection came back while a round ran: start another at once; guarded by pending. */
+    private boolean rerun;
     /** How many rounds in a row failed; guarded by pending. */
     private int failedRounds;
     private volatile boolean outage;
@@ -147,7 +151,7 @@ final class Cleanup {
     /**
      * Removes now, on the calling thread (bounded by the driver's operation timeout), unless the
      * backend is known to be away (the last attempt failed, or the driver reports its connection
-     * suspended): then, and if this attempt fails, the removal is queued.
+     * suspended): then, and if this attempt fails, the removal is queued for the next round.
      */
     void now(Task task) {
         if (!outage && !client.suspended()) {
@@ -160,9 +164,11 @@ final class Cleanup {
                 outage = true;
                 task.failures++;
                 logFirstFailure(task, e);
+                queue(task, backoffNanos(1)); // it just failed: no point trying again at once
+                return;
             }
         }
-        queue(task, 0);
+        queue(task, backoffNanos(Math.max(1, failedRounds())));
     }
 
     /** Removes on the I/O executor as soon as possible (for the keeper's thread, and after an unknown outcome). */
@@ -170,42 +176,72 @@ final class Cleanup {
         queue(task, 0);
     }
 
-    /** The connection is back: retry everything now. */
+    /** The connection is back: retry everything now, not after the back-off. */
     void retryNow() {
         synchronized (pending) {
             failedRounds = 0;
-            if (pending.isEmpty() || roundScheduled) {
+            if (roundRunning) {
+                rerun = true;
                 return;
             }
-            roundScheduled = true;
+            if (pending.isEmpty()) {
+                return;
+            }
+            if (scheduledRound != null) {
+                scheduledRound.cancel();
+                scheduledRound = null;
+            }
+            roundRunning = true;
         }
-        submitRound(0);
+        submitRound();
+    }
+
+    private int failedRounds() {
+        synchronized (pending) {
+            return failedRounds;
+        }
     }
 
     private void queue(Task task, long delayNanos) {
-        boolean start;
         synchronized (pending) {
             pending.add(task);
-            start = !roundScheduled;
-            roundScheduled = true;
+            if (roundRunning || (scheduledRound != null && delayNanos > 0)) {
+                return; // the round under way, or the one already scheduled, takes it
+            }
+            if (scheduledRound != null) {
+                scheduledRound.cancel(); // this one should go sooner
+                scheduledRound = null;
+            }
+            if (delayNanos > 0) {
+                scheduleRound(delayNanos);
+                return;
+            }
+            roundRunning = true;
         }
-        if (start) {
-            submitRound(delayNanos);
-        }
+        submitRound();
     }
 
-    private void submitRound(long delayNanos) {
-        Runnable toIo = () -> {
-            try {
-                client.runtime().io().execute(this::round);
-            } catch (RejectedExecutionException closing) {
-                roundEnded(false);
+    /** Guarded by pending. */
+    private void scheduleRound(long delayNanos) {
+        scheduledRound = client.runtime().schedule(() -> {
+            synchronized (pending) {
+                scheduledRound = null;
+                if (roundRunning) {
+                    return;
+                }
+                roundRunning = true;
             }
-        };
-        if (delayNanos <= 0) {
-            toIo.run();
-        } else if (client.runtime().schedule(toIo, delayNanos) == null) {
-            roundEnded(false);
+            submitRound();
+        }, delayNanos);
+    }
+
+    private void submitRound() {
+        try {
+            client.runtime().io().execute(this::round);
+        } catch (RejectedExecutionException closing) {
+            synchronized (pending) {
+                roundRunning = false;
+            }
         }
     }
 
@@ -303,18 +339,29 @@ final class Cleanup {
 
     private void roundEnded(boolean failed) {
         outage = failed;
-        long delay;
+        boolean again;
         synchronized (pending) {
             failedRounds = failed ? failedRounds + 1 : 0;
+            roundRunning = false;
             if (pending.isEmpty() || client.closed()) {
-                roundScheduled = false;
+                rerun = false;
                 return;
             }
-            long ceiling = Math.min(MAX_BACKOFF_MILLIS, MIN_BACKOFF_MILLIS << Math.min(failedRounds, 10));
-            long millis = ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
-            delay = failed ? TimeUnit.MILLISECONDS.toNanos(millis) : 0;
+            again = rerun || !failed;
+            rerun = false;
+            if (!again) {
+                scheduleRound(backoffNanos(failedRounds));
+                return;
+            }
+            roundRunning = true;
         }
-        submitRound(delay);
+        submitRound();
+    }
+
+    /** A jittered back-off: 10 ms doubling per failed round, at most {@value #MAX_BACKOFF_MILLIS} ms. */
+    private static long backoffNanos(int failures) {
+        long ceiling = Math.min(MAX_BACKOFF_MILLIS, MIN_BACKOFF_MILLIS << Math.min(Math.max(0, failures - 1), 10));
+        return TimeUnit.MILLISECONDS.toNanos(ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1));
     }
 
     /**

@@ -1,0 +1,149 @@
+package io.distlock.engine;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Extensions and renewals, on a manual clock (issue 9, items 4 and 5): one extension in flight per
+ * lease, the caller's and the keeper's serialised; validity only ever raised by a confirmed
+ * extension; an unknown renewal retried until the validity ends; the keeper's time and generation
+ * read together.
+ */
+class EngineExtensionTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(3);
+    private final ExecutorService io = Executors.newSingleThreadExecutor();
+    private final ManualRuntime runtime = new ManualRuntime(io);
+    private final ScriptedDriver driver = new ScriptedDriver(runtime::nanoTime, false);
+    private final EngineClient client = EngineClient.connect(driver.backend(), URI.create("scripted://test"),
+            LockOptions.defaults(), runtime);
+
+    @AfterEach
+    void close() {
+        CountDownLatch gate = driver.extendGate;
+        if (gate != null) {
+            gate.countDown();
+        }
+        client.close();
+        io.shutdownNow();
+    }
+
+    @Test
+    void theCallersExtendWaitsForTheKeepersRenewalInFlightAndNeitherShortensTheLease() throws Exception {
+        Lease lease = client.lock("serial").tryAcquire(LEASE).orElseThrow().autoRenew();
+        CountDownLatch slowServer = new CountDownLatch(1);
+        driver.extendGate = slowServer;
+        runtime.advance(TimeUnit.SECONDS.toNanos(1)); // a third into the lease: the keeper sends the renewal
+        await().atMost(Duration.ofSeconds(5)).until(() -> driver.extensionsInFlight.get() == 1);
+
+        CompletableFuture<Boolean> callers = CompletableFuture.supplyAsync(() -> lease.extend(Duration.ofMillis(500)));
+        // The caller's extension must not go out while the keeper's is on its way.
+        await().during(Duration.ofMillis(200)).atMost(Duration.ofSeconds(2))
+                .until(() -> driver.extensionsInFlight.get() == 1 && !callers.isDone());
+        Duration promised = lease.remaining();
+
+        slowServer.countDown();
+        assertThat(callers.get(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(driver.maxExtensionsInFlight.get()).as("extensions of one lease in flight at once").isEqualTo(1);
+        assertThat(lease.remaining()).as("a shorter extension never lowers the validity").isGreaterThanOrEqualTo(promised.minusMillis(1));
+        ScriptedDriver.Held onServer = driver.server.get("serial");
+        assertThat(onServer.expiresAt() - runtime.nanoTime()).as("the server holds at least what is promised")
+                .isGreaterThanOrEqualTo(lease.remaining().toNanos());
+    }
+
+    @Test
+    void anUnknownExtendThrowsAndKeepsTheLeaseAsItWas() {
+        Lease lease = client.lock("unknown").tryAcquire(LEASE).orElseThrow();
+        Duration before = lease.remaining();
+        driver.away = true;
+        assertThatThrownBy(() -> lease.extend(Duration.ofSeconds(30))).isInstanceOf(BackendUnavailableException.class);
+        assertThat(lease.isValid()).isTrue();
+        assertThat(lease.remaining()).isEqualTo(before);
+    }
+
+    @Test
+    void anUnknownRenewalIsRetriedAndTheLeaseEndsOnlyWithItsValidity() throws Exception {
+        Lease lease = client.lock("retried").tryAcquire(LEASE).orElseThrow().autoRenew();
+        CompletableFuture<Lease.LossReason> lost = lease.lost().toCompletableFuture();
+        driver.away = true;
+        runtime.advance(TimeUnit.SECONDS.toNanos(1));
+        await().atMost(Duration.ofSeconds(5)).until(() -> driver.count("extend retried") >= 1);
+        for (int i = 0; i < 15; i++) {
+            step(TimeUnit.MILLISECONDS.toNanos(100));
+        }
+        assertThat(driver.count("extend retried")).as("retried a tenth of the lease apart").isGreaterThan(3);
+        assertThat(lost).as("no answer is not a loss while validity is left").isNotDone();
+        assertThat(lease.isValid()).isTrue();
+        step(TimeUnit.SECONDS.toNanos(1));
+        assertThat(lost.get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.EXPIRED);
+    }
+
+    @Test
+    void aRenewalAnsweredLostIsRevoked() throws Exception {
+        Lease lease = client.lock("revoked").tryAcquire(LEASE).orElseThrow().autoRenew();
+        CompletableFuture<Lease.LossReason> lost = lease.lost().toCompletableFuture();
+        driver.server.remove("revoked");
+        runtime.advance(TimeUnit.SECONDS.toNanos(1));
+        assertThat(lost.get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(lease.isValid()).isFalse();
+    }
+
+    @Test
+    void lostThenAutoRenewRacingStillRenews() throws Exception {
+        // Item 5: lost() and autoRenew() from two threads; the keeper's entry must carry the renewal time.
+        for (int i = 0; i < 200; i++) {
+            Lease lease = client.lock("race-" + i).tryAcquire(LEASE).orElseThrow();
+            CountDownLatch start = new CountDownLatch(1);
+            CompletableFuture<?> a = CompletableFuture.runAsync(() -> {
+                awaitQuietly(start);
+                lease.lost();
+            });
+            CompletableFuture<?> b = CompletableFuture.runAsync(() -> {
+                awaitQuietly(start);
+                lease.autoRenew();
+            });
+            start.countDown();
+            CompletableFuture.allOf(a, b).get(5, TimeUnit.SECONDS);
+            long renewalsBefore = driver.count("extend race-" + i);
+            step(TimeUnit.MILLISECONDS.toNanos(1100)); // past the renewal (1 s), long before the end (3 s)
+            assertThat(driver.count("extend race-" + i)).as("round %d renewed", i).isGreaterThan(renewalsBefore);
+            assertThat(lease.isValid()).isTrue();
+            lease.release();
+        }
+    }
+
+    /** Moves the clock, then lets the I/O thread finish what the keeper handed it and runs what that scheduled. */
+    private void step(long nanos) throws Exception {
+        runtime.advance(nanos);
+        awaitIoIdle();
+        runtime.runDue();
+        awaitIoIdle();
+    }
+
+    private void awaitIoIdle() throws Exception {
+        io.submit(() -> { }).get(5, TimeUnit.SECONDS);
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,126 @@
+package io.distlock.engine;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.spi.Attempt;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The engine's policy for the three outcomes, on a manual clock: only a definite answer becomes
+ * contention; an unknown one throws (after its cleanup is queued) or is retried within the wait;
+ * whatever an unknown attempt may have written is removed by owner token, retried until the
+ * server confirms it or its lease time has made it moot.
+ */
+class EngineOutcomesTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(10);
+    private final ManualRuntime runtime = new ManualRuntime();
+    private final ScriptedDriver driver = new ScriptedDriver(runtime::nanoTime, false);
+    private final EngineClient client = EngineClient.connect(driver.backend(), URI.create("scripted://test"),
+            LockOptions.builder().retryBackoff(Duration.ofMillis(1), Duration.ofMillis(2)).build(), runtime);
+
+    @AfterEach
+    void close() {
+        driver.away = false;
+        client.close();
+    }
+
+    @Test
+    void aSingleAttemptWithNoAnswerThrowsAndItsWriteIsRemovedOnceTheServerIsBack() {
+        driver.away = true;
+        assertThatThrownBy(() -> client.lock("a").tryAcquire(LEASE))
+                .isInstanceOf(BackendUnavailableException.class).hasMessageContaining("unreachable");
+        assertThat(client.pendingCleanups()).as("the cleanup by owner token waits for the server").isEqualTo(1);
+        runtime.advance(TimeUnit.SECONDS.toNanos(1));
+        assertThat(driver.count("abandon a unknown")).as("retried while the server is away").isGreaterThan(1);
+        driver.away = false;
+        runtime.advance(TimeUnit.SECONDS.toNanos(1));
+        assertThat(client.pendingCleanups()).isZero();
+        long attempts = driver.count("abandon a unknown");
+        runtime.advance(TimeUnit.SECONDS.toNanos(5));
+        assertThat(driver.count("abandon a unknown")).as("once confirmed, never again").isEqualTo(attempts);
+    }
+
+    @Test
+    void anUnknownAnswerIsNeverContention() {
+        driver.attempts = request -> Attempt.unknown(new BackendUnavailableException("scripted:1", "no quorum either way", null));
+        assertThatThrownBy(() -> client.lock("b").tryAcquire(LEASE)).isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("no quorum either way");
+    }
+
+    @Test
+    void aWaitEndingOnAnUnknownOutcomeThrowsButOneEndingOnContentionIsEmpty() throws InterruptedException {
+        // The clock only moves inside attempts here: each attempt costs 100 ms of (manual) time.
+        driver.attempts = request -> {
+            runtime.advance(TimeUnit.MILLISECONDS.toNanos(100));
+            return Attempt.unknown(new BackendUnavailableException("scripted:1", "timed out", null));
+        };
+        assertThatThrownBy(() -> client.lock("c").tryAcquire(LEASE, Duration.ofMillis(500)))
+                .isInstanceOf(BackendUnavailableException.class);
+        assertThat(driver.count("tryAcquire c")).as("retried within the wait").isGreaterThan(1);
+
+        int[] n = {0};
+        driver.attempts = request -> {
+            runtime.advance(TimeUnit.MILLISECONDS.toNanos(100));
+            return n[0]++ == 0 ? Attempt.unknown(new BackendUnavailableException("scripted:1", "timed out", null)) : Attempt.busy();
+        };
+        Optional<Lease> lease = client.lock("d").tryAcquire(LEASE, Duration.ofMillis(500));
+        assertThat(lease).as("the last answer was definite contention").isEmpty();
+    }
+
+    @Test
+    void acquireGivesUpOnceOutcomesStayUnknownForTheConnectTimeout() {
+        driver.attempts = request -> {
+            runtime.advance(TimeUnit.MILLISECONDS.toNanos(300));
+            return Attempt.unknown(new BackendUnavailableException("scripted:1", "timed out", null));
+        };
+        assertThatThrownBy(() -> client.lock("e").acquire(LEASE)).isInstanceOf(BackendUnavailableException.class);
+        long attempts = driver.count("tryAcquire e");
+        assertThat(attempts).as("2 s connect timeout / 300 ms per attempt").isBetween(7L, 9L);
+    }
+
+    @Test
+    void anInterruptDuringTheAttemptCleansUpByOwnerTokenEvenIfTheAnswerWasBusy() {
+        driver.attempts = request -> {
+            Thread.currentThread().interrupt(); // arrives while the request is on its way
+            return Attempt.busy();
+        };
+        assertThatThrownBy(() -> client.lock("f").tryAcquire(LEASE, Duration.ofSeconds(1))).isInstanceOf(InterruptedException.class);
+        assertThat(Thread.interrupted()).as("the flag was consumed by the InterruptedException").isFalse();
+        assertThat(driver.count("abandon f unknown")).isEqualTo(1);
+    }
+
+    @Test
+    void aRemovalIsMootOnceTheLeaseTimeHasPassedOnAServerThatExpiresLocks() {
+        driver.away = true;
+        assertThatThrownBy(() -> client.lock("g").tryAcquire(Duration.ofSeconds(1))).isInstanceOf(BackendUnavailableException.class);
+        runtime.advance(TimeUnit.SECONDS.toNanos(4)); // lease 1 s + operation timeout 2 s: the key is gone either way
+        assertThat(client.pendingCleanups()).isZero();
+        long attempts = driver.count("abandon g");
+        runtime.advance(TimeUnit.SECONDS.toNanos(4));
+        assertThat(driver.count("abandon g")).isEqualTo(attempts);
+    }
+
+    @Test
+    void aDriftAllowanceAsLongAsTheLeaseIsRefusedInsteadOfLivelocking() {
+        EngineClient drifting = EngineClient.connect(driver.backend(), URI.create("scripted://drift"),
+                LockOptions.builder().clockDrift(0.1, Duration.ofSeconds(1)).build(), runtime);
+        try {
+            assertThatThrownBy(() -> drifting.lock("h").tryAcquire(Duration.ofMillis(500)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("clock-drift allowance");
+            assertThat(driver.count("tryAcquire h")).as("refused before anything was sent").isZero();
+        } finally {
+            drifting.close();
+        }
+    }
+}

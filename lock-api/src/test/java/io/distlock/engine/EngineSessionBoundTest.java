@@ -1,0 +1,59 @@
+package io.distlock.engine;
+
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Session-bounded validity (issue 9, item 6), on a manual clock: on a session store, no lease is
+ * valid past what the session can vouch for — the last confirmed exchange plus the session
+ * timeout, less drift — so a process paused longer than its session wakes up with no valid lease,
+ * before its connection has noticed anything.
+ */
+class EngineSessionBoundTest {
+
+    private static final Duration SESSION = Duration.ofSeconds(4);
+    private final ManualRuntime runtime = new ManualRuntime();
+    private final ScriptedDriver driver = new ScriptedDriver(runtime::nanoTime, true);
+    private final EngineClient client = EngineClient.connect(driver.backend(), URI.create("scripted://session"),
+            LockOptions.defaults(), runtime);
+
+    @AfterEach
+    void close() {
+        client.close();
+    }
+
+    @Test
+    void aLeaseIsNeverValidLongerThanTheSessionCanVouchFor() {
+        Lease lease = client.lock("paused").tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+        driver.context.sessionConfirmed(runtime.nanoTime(), SESSION);
+        assertThat(lease.remaining()).as("bounded by the session, not the 30 s lease")
+                .isLessThanOrEqualTo(SESSION.minus(LockOptions.defaults().clockDrift(SESSION)));
+
+        runtime.advance(TimeUnit.SECONDS.toNanos(5)); // a pause longer than the session: nothing was confirmed
+        assertThat(lease.isValid()).as("the session may have expired on the server meanwhile").isFalse();
+        assertThat(lease.remaining()).isZero();
+
+        driver.context.sessionConfirmed(runtime.nanoTime(), SESSION); // the same session answered: it survived
+        assertThat(lease.isValid()).isTrue();
+        assertThat(lease.remaining()).isLessThanOrEqualTo(Duration.ofSeconds(25));
+    }
+
+    @Test
+    void anOlderConfirmationNeverExtendsTheBound() {
+        Lease lease = client.lock("ordered").tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+        long early = runtime.nanoTime();
+        runtime.advance(TimeUnit.SECONDS.toNanos(2));
+        driver.context.sessionConfirmed(runtime.nanoTime(), SESSION);
+        driver.context.sessionConfirmed(early, SESSION); // a late report of an older exchange
+        runtime.advance(TimeUnit.SECONDS.toNanos(3));
+        assertThat(lease.isValid()).as("bounded by the newest confirmation, 2 s in").isTrue();
+    }
+}

@@ -1,0 +1,191 @@
+package io.distlock.engine;
+
+import io.distlock.BackendDescriptor;
+import io.distlock.BackendUnavailableException;
+import io.distlock.Feature;
+import io.distlock.Guarantee;
+import io.distlock.LockOptions;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.ExtendOutcome;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockBackend;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockRequest;
+import io.distlock.spi.Renewal;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
+
+/**
+ * A driver whose every answer the engine test decides, with a small model of the server: who
+ * holds which name, until when (on the test's clock), and every call made. It stands in for no
+ * backend: the engine's policy is what is tested against it; backends are verified by the TCK.
+ */
+final class ScriptedDriver implements LockDriver {
+
+    static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("scripted", Guarantee.EFFICIENCY,
+            EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION));
+
+    /** The engine's view of the server: holder token and expiry (test clock) per name. */
+    record Held(String owner, long expiresAt) { }
+
+    final List<String> calls = new CopyOnWriteArrayList<>();
+    final Map<String, Held> server = new ConcurrentHashMap<>();
+    final AtomicInteger extensionsInFlight = new AtomicInteger();
+    final AtomicInteger maxExtensionsInFlight = new AtomicInteger();
+    final AtomicLong fence = new AtomicLong();
+    private final LongSupplier clock;
+    private final boolean sessionStore;
+    volatile DriverContext context;
+    /** When set, the next attempts are answered by it instead of the server model. */
+    volatile Function<LockRequest, Attempt> attempts;
+    /** While true, every call fails as an unreachable server does. */
+    volatile boolean away;
+    /** When set, extend and extendAll wait for it (a slow server); the call is counted in flight meanwhile. */
+    volatile CountDownLatch extendGate;
+
+    ScriptedDriver(LongSupplier clock, boolean sessionStore) {
+        this.clock = clock;
+        this.sessionStore = sessionStore;
+    }
+
+    LockBackend backend() {
+        return new LockBackend() {
+            @Override
+            public BackendDescriptor descriptor() {
+                return DESCRIPTOR;
+            }
+
+            @Override
+            public LockDriver connect(URI uri, LockOptions options, DriverContext ctx) {
+                context = ctx;
+                return ScriptedDriver.this;
+            }
+        };
+    }
+
+    private void reachable(String call) {
+        calls.add(call);
+        if (away) {
+            throw new BackendUnavailableException("scripted:1", "scripted server unreachable (" + call + ")", null);
+        }
+    }
+
+    long count(String prefix) {
+        return calls.stream().filter(c -> c.startsWith(prefix)).count();
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        reachable("tryAcquire " + request.name());
+        Function<LockRequest, Attempt> scripted = attempts;
+        if (scripted != null) {
+            return scripted.apply(request);
+        }
+        long now = clock.getAsLong();
+        Held held = server.get(request.name());
+        if (held != null && held.expiresAt - now > 0 && !held.owner.equals(request.ownerToken())) {
+            return Attempt.busy(Duration.ofNanos(held.expiresAt - now));
+        }
+        server.put(request.name(), new Held(request.ownerToken(), sessionStore ? Long.MAX_VALUE : now + request.leaseTime().toNanos()));
+        return Attempt.granted(new Grant(request, OptionalLong.of(fence.incrementAndGet()), null));
+    }
+
+    @Override
+    public ExtendOutcome extend(Grant grant, Duration leaseTime) {
+        reachable("extend " + grant.name() + " " + leaseTime.toMillis());
+        int inFlight = extensionsInFlight.incrementAndGet();
+        maxExtensionsInFlight.accumulateAndGet(inFlight, Math::max);
+        try {
+            CountDownLatch gate = extendGate;
+            if (gate != null) {
+                gate.await();
+            }
+            return apply(grant, leaseTime);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BackendUnavailableException("scripted:1", "interrupted", e);
+        } finally {
+            extensionsInFlight.decrementAndGet();
+        }
+    }
+
+    /** Compare-and-extend, monotone as the SPI asks. */
+    private ExtendOutcome apply(Grant grant, Duration leaseTime) {
+        long now = clock.getAsLong();
+        Held held = server.get(grant.name());
+        if (held == null || !held.owner.equals(grant.ownerToken()) || held.expiresAt - now <= 0) {
+            return ExtendOutcome.lost();
+        }
+        long expiresAt = sessionStore ? Long.MAX_VALUE : now + leaseTime.toNanos();
+        if (expiresAt - held.expiresAt > 0) {
+            server.put(grant.name(), new Held(held.owner, expiresAt));
+        }
+        return ExtendOutcome.extended();
+    }
+
+    @Override
+    public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
+        calls.add("extendAll " + renewals.size());
+        return LockDriver.super.extendAll(renewals);
+    }
+
+    @Override
+    public boolean release(Grant grant) {
+        reachable("release " + grant.name());
+        Held held = server.get(grant.name());
+        return held != null && held.owner.equals(grant.ownerToken()) && server.remove(grant.name(), held);
+    }
+
+    @Override
+    public List<Grant> releaseAll(List<Grant> grants) {
+        calls.add("releaseAll " + grants.size());
+        return LockDriver.super.releaseAll(grants);
+    }
+
+    @Override
+    public void abandon(LockRequest request, boolean outcomeUnknown) {
+        reachable("abandon " + request.name() + (outcomeUnknown ? " unknown" : ""));
+        Held held = server.get(request.name());
+        if (held != null && held.owner.equals(request.ownerToken())) {
+            server.remove(request.name(), held);
+        }
+    }
+
+    @Override
+    public boolean serverExpiresLeases() {
+        return !sessionStore;
+    }
+
+    @Override
+    public void leaseExpired(Grant grant) {
+        reachable("leaseExpired " + grant.name());
+        Held held = server.get(grant.name());
+        if (held != null && held.owner.equals(grant.ownerToken())) {
+            server.remove(grant.name(), held);
+        }
+    }
+
+    /** @return true if the model's server holds {@code name} for {@code owner} now */
+    boolean holds(String name, String owner) {
+        Held held = server.get(name);
+        return held != null && held.owner.equals(owner) && held.expiresAt - clock.getAsLong() > 0;
+    }
+
+    @Override
+    public void close() {
+        calls.add("close");
+    }
+}
