@@ -37,4 +37,11 @@ public interface ClientLink {
      *         reply held back): a request is in flight
      */
     boolean inFlight();
+
+    /**
+     * @return how many requests and connection attempts the client has sent on this link so far,
+     *         refused ones included: a rule waits for it to grow to know that the client has tried
+     *         to reach the server again (its cleanup, a reconnect) while it was cut off
+     */
+    long requestsSent();
 }

@@ -206,7 +206,7 @@ abstract class FaultRules extends RenewalRules {
         assertTrue(faults.isPresent(), msg("backend '" + rig.backend().scheme()
                 + "' declares QUORUM but the verification supplies no nodeFaults() hook to prove it"));
         for (NodeFaults.Kind kind : kinds) {
-            assumeTrue(faults.get().offered().contains(kind), () -> "skipped: the nodeFaults() hook of backend '"
+            assumeTrue(faults.get().offered().contains(kind), () -> VerdictExtension.NOT_RUN + "the nodeFaults() hook of backend '"
                     + rig.backend().scheme() + "' does not offer " + kind + " (NodeFaults.offered())");
         }
         return faults.get();

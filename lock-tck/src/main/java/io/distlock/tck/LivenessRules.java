@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * minority of nodes down. A link of the chain that ends in {@link LockVerification} (see
  * {@link VerificationSupport}).
  */
-abstract class LivenessRules extends SafetyRules {
+abstract class LivenessRules extends LeaseUseRules {
 
     /**
      * Rule 2.1 (see SPEC.md).
@@ -235,5 +235,41 @@ abstract class LivenessRules extends SafetyRules {
             rig.acquireWithin(during, env().shortLease(), env().defaultTimeout(),
                     "with a minority of nodes down, a client connected during the fault could not acquire after a release");
         }
+    }
+
+    /**
+     * Rule 2.9: a backend that declares {@link Feature#WAIT_NOTIFICATION} wakes its waiters itself;
+     * the engine's fallback poll (once a second) must not be what hands the lock on.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("2.9 a notified waiter is woken well before the fallback poll")
+    public void required_2_9_notifiedWakeUp() throws InterruptedException {
+        requireFeature(Feature.WAIT_NOTIFICATION);
+        List<Duration> handOffs = new ArrayList<>();
+        for (int round = 0; round < 3; round++) {
+            Lease holder = rig.acquireNow(rig.client(), env().longLease());
+            DistributedLock lock = rig.client().lock(rig.name);
+            Rig.Waiter<Optional<Lease>> waiter = rig.start("waiter-" + round,
+                    () -> rig.track(lock.tryAcquire(env().longLease(), env().defaultTimeout())));
+            // Parked right after its retry: without a notification it would sleep a whole poll now.
+            rig.awaitBlocked(waiter);
+            long released = System.nanoTime();
+            holder.release();
+            Optional<Lease> got = rig.outcome(waiter, env().defaultTimeout().plus(env().tolerance()));
+            assertTrue(got.isPresent(), msg("the waiter did not get the lock after the holder released it"));
+            handOffs.add(Duration.ofNanos(waiter.finishedAtNanos - released));
+            got.get().release();
+        }
+        List<Duration> sorted = new ArrayList<>(handOffs);
+        sorted.sort(null);
+        Duration median = sorted.get(1);
+        assertTrue(median.compareTo(env().notifiedHandOff()) <= 0, msg("hand-offs took " + handOffs.stream()
+                .map(TestEnvironment::millis).collect(java.util.stream.Collectors.joining(", ")) + " (median "
+                + TestEnvironment.millis(median) + "); a backend declaring WAIT_NOTIFICATION must wake its waiters within "
+                + TestEnvironment.millis(env().notifiedHandOff()) + ", well before the engine's once-a-second fallback poll"
+                + " (do its notifications fire?)"));
+        notes.add("notified hand-offs: " + handOffs.stream().map(TestEnvironment::millis).collect(java.util.stream.Collectors.joining(", ")));
     }
 }

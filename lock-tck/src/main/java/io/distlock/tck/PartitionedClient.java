@@ -65,6 +65,11 @@ public final class PartitionedClient implements AutoCloseable {
         return links.stream().anyMatch(ClientLink::inFlight);
     }
 
+    /** @return the requests and connection attempts sent on all links so far (see {@link ClientLink#requestsSent()}) */
+    public long requestsSent() {
+        return links.stream().mapToLong(ClientLink::requestsSent).sum();
+    }
+
     /** Heals the links, closes the client, then the links' resources. Never throws. */
     @Override
     public void close() {

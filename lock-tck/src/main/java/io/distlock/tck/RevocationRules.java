@@ -24,8 +24,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Group 4 of {@code lock-tck/SPEC.md}, continued: the server takes a lease away (rule 4.8). A link
- * of the chain that ends in {@link LockVerification} (see {@link VerificationSupport}).
+ * Group 4 of {@code lock-tck/SPEC.md}, continued: the server takes a lease away (rules 4.8 and
+ * 4.13) or forgets everything (4.15, a restart without persistence). A link of the chain that ends
+ * in {@link LockVerification} (see {@link VerificationSupport}).
  */
 abstract class RevocationRules extends FaultRules {
 
@@ -39,21 +40,21 @@ abstract class RevocationRules extends FaultRules {
     @Test
     @DisplayName("4.8 a lease the server revokes is lost, handed on, and its holder fenced off")
     public void required_4_8_revokedLeaseIsLostAndFenced() throws InterruptedException {
-        requireFeature(Feature.LOSS_NOTIFICATION);
         BackendDescriptor backend = rig.backend();
-        Optional<LeaseRevocation> hook = leaseRevocation();
-        if (hook.isEmpty()) {
-            assertTrue(backend.guarantee() != Guarantee.CORRECTNESS, msg("the verification supplies no leaseRevocation():"
-                    + " a CORRECTNESS backend must show that a holder whose lease the server revoked is fenced off"));
-            assumeTrue(false, "skipped: the verification of backend '" + backend.scheme() + "' supplies no leaseRevocation() hook");
+        // A CORRECTNESS backend must show the fence even without loss notification: only the
+        // lost() part of the rule needs the feature.
+        boolean notified = backend.has(Feature.LOSS_NOTIFICATION);
+        if (backend.guarantee() != Guarantee.CORRECTNESS) {
+            requireFeature(Feature.LOSS_NOTIFICATION);
         }
+        LeaseRevocation revocation = requireRevocation();
         FencedResource resource = new FencedResource();
         LockClient holder = rig.client();
         Lease leaseA = rig.acquireNow(holder, env().longLease());
         if (backend.has(Feature.AUTO_RENEWAL)) {
             leaseA.autoRenew(); // how a TTL-based backend learns of a revocation: its renewal finds the lock gone
         }
-        CompletableFuture<Lease.LossReason> lostA = leaseA.lost().toCompletableFuture();
+        CompletableFuture<Lease.LossReason> lostA = notified ? leaseA.lost().toCompletableFuture() : null;
         assertTrue(resource.write("A", leaseA.fencingToken()), msg("an empty resource rejected the first holder's write"));
         DistributedLock lockB = rig.client().lock(rig.name);
         OptionalLong[] tokenB = {OptionalLong.empty()};
@@ -67,23 +68,25 @@ abstract class RevocationRules extends FaultRules {
         rig.awaitBlocked(b);
 
         long revoked = System.nanoTime();
-        hook.get().revoke(holder, rig.name);
+        revocation.revoke(holder, rig.name);
 
         assertTrue(rig.outcome(b, env().defaultTimeout().plus(env().tolerance())), msg("the resource rejected the write of B,"
                 + " the valid holder (token " + tokenB[0] + ", resource " + resource + ")"));
         Duration handOff = TestEnvironment.since(revoked);
         assertTrue(handOff.compareTo(env().longLease()) < 0, msg("B acquired only " + TestEnvironment.millis(handOff)
                 + " after the revocation: the lock waited for A's lease time instead"));
-        Lease.LossReason reason;
-        try {
-            reason = lostA.get(env().defaultTimeout().toNanos(), TimeUnit.NANOSECONDS);
-        } catch (TimeoutException e) {
-            throw new AssertionError(msg("A's lost() did not complete within " + TestEnvironment.millis(env().defaultTimeout())
-                    + " of B's acquire, after the server revoked A's lease"), e);
-        } catch (ExecutionException e) {
-            throw new AssertionError(msg("A's lost() completed exceptionally: " + e.getCause()), e.getCause());
+        String reason = "not notified (no LOSS_NOTIFICATION)";
+        if (notified) {
+            try {
+                reason = String.valueOf(lostA.get(env().defaultTimeout().toNanos(), TimeUnit.NANOSECONDS));
+            } catch (TimeoutException e) {
+                throw new AssertionError(msg("A's lost() did not complete within " + TestEnvironment.millis(env().defaultTimeout())
+                        + " of B's acquire, after the server revoked A's lease"), e);
+            } catch (ExecutionException e) {
+                throw new AssertionError(msg("A's lost() completed exceptionally: " + e.getCause()), e.getCause());
+            }
+            assertFalse(leaseA.isValid(), msg("A's lease reports isValid() == true after lost() completed with " + reason));
         }
-        assertFalse(leaseA.isValid(), msg("A's lease reports isValid() == true after lost() completed with " + reason));
         boolean staleAccepted = resource.write("A", leaseA.fencingToken());
         if (!staleAccepted) {
             notes.add("4.8 revocation: A's lease was lost (" + reason + ") " + TestEnvironment.millis(TestEnvironment.since(revoked))
@@ -97,5 +100,94 @@ abstract class RevocationRules extends FaultRules {
         }
         fail(msg("the resource accepted the stale write of A (token " + leaseA.fencingToken() + "), whose lease the server"
                 + " revoked, after B (token " + tokenB[0] + ") wrote; declared " + backend.guarantee()));
+    }
+
+    /**
+     * Rule 4.13: a holder whose lease the server revoked may still believe it holds the lock; its
+     * {@code extend} must reach the server, find the lock gone, return false, and leave the new
+     * holder's lock alone.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.13 a revoked holder's extend returns false and does not take the lock back")
+    public void required_4_13_revokedHolderCannotExtend() throws InterruptedException {
+        requireFeature(Feature.LEASE_EXTENSION);
+        LeaseRevocation revocation = requireRevocation();
+        LockClient a = rig.client();
+        LockClient b = rig.client();
+        LockClient c = rig.client();
+        Lease leaseA = rig.acquireNow(a, env().longLease()); // not auto-renewed: A learns nothing on its own
+        revocation.revoke(a, rig.name);
+        Lease leaseB = rig.acquireWithin(b, env().longLease(), env().defaultTimeout(),
+                "B could not acquire after the server revoked A's lease");
+        boolean believed = leaseA.isValid();
+
+        boolean extended = leaseA.extend(env().longLease());
+
+        assertFalse(extended, msg("A's extend returned true after the server revoked A's lease and B acquired"
+                + (believed ? " (A still believed its lease valid: its extend is not a compare-and-extend on the server)" : "")));
+        assertFalse(leaseA.isValid(), msg("A's lease is valid after its extend found the lock gone"));
+        assertTrue(leaseB.isValid(), msg("B's lease turned invalid when A tried to extend its revoked lease"));
+        assertTrue(rig.track(c.lock(rig.name).tryAcquire(env().shortLease())).isEmpty(),
+                msg("a third client acquired the lock B holds after A's extend: the extend took it from B"));
+        assertTrue(leaseB.extend(env().longLease()), msg("B could not extend its lease after A's extend: A's extend took it"));
+        notes.add(believed ? "A still believed its lease valid when it extended; the server said no"
+                : "A already knew its lease was gone when it extended");
+    }
+
+    /**
+     * Rule 4.15: fencing tokens keep increasing across a restart of the server (one node of a
+     * quorum) without persistence.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.15 fencing tokens survive a restart without persistence")
+    public void required_4_15_fencesSurviveRestart() throws InterruptedException {
+        requireFeature(Feature.FENCING_TOKENS);
+        BackendDescriptor backend = rig.backend();
+        Optional<ServerRestart> hook = serverRestart();
+        assertTrue(hook.isPresent(), msg("backend '" + backend.scheme() + "' declares FENCING_TOKENS but the verification"
+                + " supplies no serverRestart() to show its tokens survive a restart without persistence"));
+        long highest = Long.MIN_VALUE;
+        for (int i = 0; i < 3; i++) {
+            Lease lease = rig.acquireNow(rig.client(), env().shortLease());
+            highest = Math.max(highest, lease.fencingToken().orElseThrow());
+            lease.release();
+        }
+        hook.get().restartWithoutPersistence();
+        LockClient b = rig.client();
+        Lease[] after = {null};
+        env().awaitUntil(msg("waiting for a client to acquire after the restart"), env().defaultTimeout().plus(env().defaultTimeout()),
+                () -> {
+                    try {
+                        after[0] = rig.track(b.lock(rig.name).tryAcquire(env().shortLease())).orElse(null);
+                    } catch (io.distlock.BackendUnavailableException reconnecting) {
+                        return false;
+                    }
+                    return after[0] != null;
+                });
+        long token = after[0].fencingToken().orElseThrow();
+        if (token > highest) {
+            notes.add("token " + token + " after the restart, above " + highest + " before it");
+            return;
+        }
+        String what = "4.15 restart without persistence: the server restarted empty and handed out fencing token " + token
+                + " after " + highest + " (a stale holder's write would be accepted)";
+        if (backend.guarantee() == Guarantee.EFFICIENCY) {
+            findings.add(what + ": expected for an EFFICIENCY lock whose fence lives with the server's memory");
+            return;
+        }
+        fail(msg(what + "; declared " + backend.guarantee()));
+    }
+
+    /** The revocation hook, which every verification must supply. */
+    LeaseRevocation requireRevocation() {
+        Optional<LeaseRevocation> hook = leaseRevocation();
+        assertTrue(hook.isPresent(), msg("the verification of backend '" + rig.backend().scheme() + "' supplies no"
+                + " leaseRevocation(): every backend can lose a lock on the server (an operator, an eviction, a session"
+                + " expiry) and must show what its holder then does"));
+        return hook.get();
     }
 }

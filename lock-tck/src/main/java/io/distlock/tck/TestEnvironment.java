@@ -133,6 +133,14 @@ public class TestEnvironment {
         return scaled(Duration.ofSeconds(1));
     }
 
+    /**
+     * @return the longest a waiter woken by the backend's notification may take to get a released
+     *         lock (rule 2.9): 300 ms, scaled — well under the engine's fallback poll of once a second
+     */
+    public Duration notifiedHandOff() {
+        return scaled(Duration.ofMillis(300));
+    }
+
     /** @return the connect and operation timeout given to clients of an unreachable server (rule 5.5): 1 s, scaled */
     public Duration connectTimeout() {
         return scaled(Duration.ofSeconds(1));

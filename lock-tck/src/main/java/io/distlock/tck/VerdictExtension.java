@@ -30,6 +30,13 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
 
     static final String REPORT_DIR_PROPERTY = "distlock.tck.reportDir";
 
+    /**
+     * How a rule that applies but could not run (its hook does not offer the fault it needs)
+     * begins its skip message. Unlike a rule skipped because the backend lacks its feature, such a
+     * rule leaves the declaration unproven: the verdict then does not report it as observed.
+     */
+    static final String NOT_RUN = "not run: ";
+
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(VerdictExtension.class);
 
     VerdictExtension() {
@@ -113,15 +120,21 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
         long passed = results.stream().filter(r -> r.status() == Status.PASSED).count();
         long skipped = results.stream().filter(r -> r.status() == Status.SKIPPED).count();
         List<String> failed = results.stream().filter(r -> r.status() == Status.FAILED).map(RuleResult::rule).collect(Collectors.toList());
+        List<String> notRun = results.stream().filter(r -> r.status() == Status.SKIPPED && r.detail().startsWith(NOT_RUN))
+                .map(RuleResult::rule).collect(Collectors.toList());
         String observed;
         if (!failed.isEmpty()) {
             observed = "declaration NOT upheld: failed rules " + String.join(", ", failed);
         } else if (d == null) {
             observed = "unknown (no client was opened)";
         } else if (!verdict.findings.isEmpty()) {
-            observed = "EFFICIENCY (no rule failed; see the findings)";
+            observed = "EFFICIENCY (no rule failed; see the findings)"
+                    + (notRun.isEmpty() ? "" : "; rules " + String.join(", ", notRun) + " did not run (their faults are not offered)");
+        } else if (!notRun.isEmpty()) {
+            observed = d.guarantee() + " not shown: rules " + String.join(", ", notRun) + " did not run (the verification's"
+                    + " hooks do not offer their faults); every rule that ran passed";
         } else {
-            observed = d.guarantee() + " (every rule that ran passed)";
+            observed = d.guarantee() + " (every rule that ran passed, and every fault rule that applies ran)";
         }
         StringBuilder s = new StringBuilder();
         s.append("# distlock TCK verdict: `").append(scheme).append("`\n\n");

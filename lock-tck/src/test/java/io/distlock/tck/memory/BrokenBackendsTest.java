@@ -43,7 +43,16 @@ class BrokenBackendsTest {
                 Arguments.of(BrokenVerifications.LeakedAbandon.class, "required_2_4_interruptedAcquireLeavesNothing", "an interrupted acquire left a request behind"),
                 Arguments.of(BrokenVerifications.LeakedAbandon.class, "required_2_5_timedOutAcquireLeavesNothing", "a timed-out acquire left a request behind"),
                 Arguments.of(BrokenVerifications.EarlyExpiry.class, "required_1_5_remainingNeverOverPromises", "still promised"),
-                Arguments.of(BrokenVerifications.LifoWaiters.class, "optional_2_7_fifoWaiters", "not in the order they started waiting"));
+                Arguments.of(BrokenVerifications.LifoWaiters.class, "optional_2_7_fifoWaiters", "not in the order they started waiting"),
+                Arguments.of(BrokenVerifications.BlindExtend.class, "required_4_13_revokedHolderCannotExtend", "A's extend returned true"),
+                Arguments.of(BrokenVerifications.SilentNotifications.class, "required_2_9_notifiedWakeUp", "do its notifications fire?"),
+                Arguments.of(BrokenVerifications.ForgetsFailedCleanup.class, "required_4_9_releaseDuringPartition", "A's release was forgotten"),
+                Arguments.of(BrokenVerifications.ForgetsFailedCleanup.class, "required_4_10_waitEndsDuringPartition", "left in the lock's way"),
+                Arguments.of(BrokenVerifications.UnknownAsBusy.class, "required_4_12_blackholeIsUnavailableNotBusy", "empty (contention)"),
+                Arguments.of(BrokenVerifications.ReorderedExtends.class, "required_1_10_concurrentUseNeverOverPromises", "than remaining() had promised"),
+                Arguments.of(BrokenVerifications.OwnerByName.class, "required_1_9_ownershipWithinOneClient", "keyed by client and name"),
+                Arguments.of(BrokenVerifications.LateWriteWins.class, "required_4_14_interruptedInFlightLeavesNothingHeld", "left the lock held"),
+                Arguments.of(BrokenVerifications.FenceResetsOnRestart.class, "required_4_15_fencesSurviveRestart", "restarted empty and handed out"));
     }
 
     @ParameterizedTest(name = "{0} fails {1}")

@@ -2,7 +2,11 @@ package io.distlock.tck.memory;
 
 import io.distlock.LockClient;
 import io.distlock.Locks;
+import io.distlock.tck.ClientPartition;
+import io.distlock.tck.LeaseRevocation;
+import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
+import io.distlock.tck.ServerRestart;
 
 import java.util.Optional;
 
@@ -16,17 +20,42 @@ final class BrokenVerifications {
     private BrokenVerifications() {
     }
 
-    /** A verification whose clients all connect to {@code <scheme>://tck}. */
+    /**
+     * A verification whose clients all connect to {@code <scheme>://tck}, with every hook the
+     * reference has, so that a rule fails for the backend's bug, not for a missing hook.
+     */
     abstract static class OnScheme extends LockVerification {
         private final String scheme;
+        private final MemoryHooks hooks;
 
         OnScheme(String scheme) {
             this.scheme = scheme;
+            this.hooks = new MemoryHooks(scheme, "tck", Bug.NONE); // the server already exists with its bug
         }
 
         @Override
         protected LockClient newClient() {
             return Locks.connect(scheme + "://tck");
+        }
+
+        @Override
+        protected Optional<LeaseRevocation> leaseRevocation() {
+            return Optional.of(hooks.revocation(false));
+        }
+
+        @Override
+        protected Optional<ClientPartition> clientPartition() {
+            return Optional.of(hooks.partition());
+        }
+
+        @Override
+        protected Optional<LockProbe> lockProbe() {
+            return Optional.of(hooks.probe());
+        }
+
+        @Override
+        protected Optional<ServerRestart> serverRestart() {
+            return Optional.of(hooks.restart());
         }
     }
 
@@ -69,6 +98,54 @@ final class BrokenVerifications {
     static class LifoWaiters extends OnScheme {
         LifoWaiters() {
             super("broken-lifo-waiters");
+        }
+    }
+
+    static class BlindExtend extends OnScheme {
+        BlindExtend() {
+            super("broken-blind-extend");
+        }
+    }
+
+    static class SilentNotifications extends OnScheme {
+        SilentNotifications() {
+            super("broken-silent-notifications");
+        }
+    }
+
+    static class ForgetsFailedCleanup extends OnScheme {
+        ForgetsFailedCleanup() {
+            super("broken-forgets-cleanup");
+        }
+    }
+
+    static class UnknownAsBusy extends OnScheme {
+        UnknownAsBusy() {
+            super("broken-unknown-as-busy");
+        }
+    }
+
+    static class ReorderedExtends extends OnScheme {
+        ReorderedExtends() {
+            super("broken-reordered-extends");
+        }
+    }
+
+    static class OwnerByName extends OnScheme {
+        OwnerByName() {
+            super("broken-owner-by-name");
+        }
+    }
+
+    static class LateWriteWins extends OnScheme {
+        LateWriteWins() {
+            super("broken-late-write-wins");
+        }
+    }
+
+    static class FenceResetsOnRestart extends OnScheme {
+        FenceResetsOnRestart() {
+            super("broken-fence-resets");
         }
     }
 

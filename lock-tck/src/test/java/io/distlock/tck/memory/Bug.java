@@ -17,5 +17,21 @@ enum Bug {
     /** The server honours only half of the lease time asked for (a unit mix-up), so {@code remaining()} over-promises. */
     EARLY_EXPIRY,
     /** The newest waiter is served first although FIFO_WAITERS is declared. */
-    LIFO_WAITERS
+    LIFO_WAITERS,
+    /** Extend does not compare the owner: it prolongs whoever holds the lock (a plain {@code PEXPIRE}). */
+    BLIND_EXTEND,
+    /** WAIT_NOTIFICATION is declared but the driver's watch never fires. */
+    SILENT_NOTIFICATIONS,
+    /** A release, abandon or lease end that could not reach the server returns as if done (nothing retries it). */
+    FORGETS_FAILED_CLEANUP,
+    /** An attempt that got no answer is reported as busy: an unreachable server looks like contention. */
+    UNKNOWN_AS_BUSY,
+    /** Extensions are applied later, out of order, and reported at once: a shorter one can land last. */
+    REORDERED_EXTENDS,
+    /** Ownership is keyed by client and lock name, not by lease: a client's stale lease acts on its newer one. */
+    OWNER_BY_NAME,
+    /** The server takes a late write (in flight while its cleanup ran) for a fresh request and grants it. */
+    LATE_WRITE_WINS,
+    /** A CORRECTNESS single node whose fencing counter starts over when the server restarts. */
+    FENCE_RESETS_ON_RESTART
 }

@@ -53,7 +53,7 @@ public class MemoryBackend implements LockBackend {
     @Override
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
         String scheme = descriptor.scheme();
-        String usage = "; expected " + scheme + "://<serverName>";
+        String usage = "; expected " + scheme + "://<serverName>[?link=<id>]";
         if (!scheme.equalsIgnoreCase(uri.getScheme())) {
             throw new IllegalArgumentException("not a " + scheme + " URI" + usage);
         }
@@ -61,16 +61,18 @@ public class MemoryBackend implements LockBackend {
         if (uri.isOpaque() || server == null || server.isEmpty()) {
             throw new IllegalArgumentException("a " + scheme + " URI needs a server name" + usage);
         }
+        String query = uri.getRawQuery();
         if (uri.getPort() != -1 || (uri.getRawPath() != null && !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/"))
-                || uri.getRawQuery() != null || uri.getRawFragment() != null) {
-            throw new IllegalArgumentException("a " + scheme + " URI takes no port, path, query or fragment" + usage);
+                || (query != null && !query.matches("link=[0-9a-f-]+")) || uri.getRawFragment() != null) {
+            throw new IllegalArgumentException("a " + scheme + " URI takes no port, path, fragment or query but link" + usage);
         }
         if (server.startsWith("down")) {
             String endpoint = scheme + "://" + server;
             throw new BackendUnavailableException(endpoint, "cannot reach " + endpoint + ": the server is down", null);
         }
+        MemoryLink link = query == null ? MemoryLink.alwaysUp() : MemoryLink.named(query.substring("link=".length()));
         return new MemoryDriver(MemoryServer.named(scheme, server, bug), bug, descriptor.has(Feature.FENCING_TOKENS), context,
-                sessionStore);
+                sessionStore, link, options.operationTimeout());
     }
 
     /**
@@ -147,6 +149,70 @@ public class MemoryBackend implements LockBackend {
         /** Scheme {@code broken-lifo-waiters}. */
         public LifoWaiters() {
             super("broken-lifo-waiters", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LIFO_WAITERS);
+        }
+    }
+
+    /** Broken: extend prolongs whoever holds the lock. */
+    public static final class BlindExtend extends MemoryBackend {
+        /** Scheme {@code broken-blind-extend}. */
+        public BlindExtend() {
+            super("broken-blind-extend", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.BLIND_EXTEND);
+        }
+    }
+
+    /** Broken: declares WAIT_NOTIFICATION, never notifies. */
+    public static final class SilentNotifications extends MemoryBackend {
+        /** Scheme {@code broken-silent-notifications}. */
+        public SilentNotifications() {
+            super("broken-silent-notifications", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.SILENT_NOTIFICATIONS);
+        }
+    }
+
+    /** Broken: a removal that could not reach the server is forgotten. */
+    public static final class ForgetsFailedCleanup extends MemoryBackend {
+        /** Scheme {@code broken-forgets-cleanup}. */
+        public ForgetsFailedCleanup() {
+            super("broken-forgets-cleanup", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.FORGETS_FAILED_CLEANUP);
+        }
+    }
+
+    /** Broken: an unknown outcome is reported as busy. */
+    public static final class UnknownAsBusy extends MemoryBackend {
+        /** Scheme {@code broken-unknown-as-busy}. */
+        public UnknownAsBusy() {
+            super("broken-unknown-as-busy", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.UNKNOWN_AS_BUSY);
+        }
+    }
+
+    /** Broken: extensions are applied out of order and reported at once. */
+    public static final class ReorderedExtends extends MemoryBackend {
+        /** Scheme {@code broken-reordered-extends}. */
+        public ReorderedExtends() {
+            super("broken-reordered-extends", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.REORDERED_EXTENDS);
+        }
+    }
+
+    /** Broken: ownership keyed by client and name. */
+    public static final class OwnerByName extends MemoryBackend {
+        /** Scheme {@code broken-owner-by-name}. */
+        public OwnerByName() {
+            super("broken-owner-by-name", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.OWNER_BY_NAME);
+        }
+    }
+
+    /** Broken: a late write takes the lock after its cleanup. */
+    public static final class LateWriteWins extends MemoryBackend {
+        /** Scheme {@code broken-late-write-wins}. */
+        public LateWriteWins() {
+            super("broken-late-write-wins", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LATE_WRITE_WINS);
+        }
+    }
+
+    /** Broken: a CORRECTNESS single node whose fence starts over after a restart. */
+    public static final class FenceResetsOnRestart extends MemoryBackend {
+        /** Scheme {@code broken-fence-resets}. */
+        public FenceResetsOnRestart() {
+            super("broken-fence-resets", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.FENCE_RESETS_ON_RESTART);
         }
     }
 }

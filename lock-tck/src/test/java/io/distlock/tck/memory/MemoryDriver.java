@@ -1,5 +1,6 @@
 package io.distlock.tck.memory;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
@@ -12,8 +13,17 @@ import io.distlock.spi.Watch;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
-/** One client's connection to a {@link MemoryServer}. */
+/**
+ * One client's connection to a {@link MemoryServer}, over a {@link MemoryLink} (a network that can
+ * fail). Each {@link Bug} that lives in a driver is switched on here.
+ */
 final class MemoryDriver implements LockDriver {
 
     private static final String CONSTANT_OWNER = "owner";
@@ -23,23 +33,52 @@ final class MemoryDriver implements LockDriver {
     private final boolean fencing;
     private final DriverContext context;
     private final boolean sessionStore;
+    private final MemoryLink link;
+    private final long timeoutNanos;
+    private final String clientId = UUID.randomUUID().toString();
+    private final Set<Runnable> watchers = ConcurrentHashMap.newKeySet();
 
-    MemoryDriver(MemoryServer server, Bug bug, boolean fencing, DriverContext context, boolean sessionStore) {
+    MemoryDriver(MemoryServer server, Bug bug, boolean fencing, DriverContext context, boolean sessionStore,
+                 MemoryLink link, Duration operationTimeout) {
         this.server = server;
         this.context = context;
         this.bug = bug;
         this.fencing = fencing;
         this.sessionStore = sessionStore;
+        this.link = link;
+        this.timeoutNanos = operationTimeout.toNanos();
         server.connected(context);
+        if (sessionStore) {
+            link.onDrop(context::connectionSuspended);
+        }
+        link.onHeal(() -> {
+            context.connectionRestored();
+            watchers.forEach(Runnable::run); // a change may have gone unheard while the link was down
+        });
     }
 
     private String owner(LockRequest request) {
-        return bug == Bug.CONSTANT_OWNER_TOKEN ? CONSTANT_OWNER : request.ownerToken();
+        if (bug == Bug.CONSTANT_OWNER_TOKEN) {
+            return CONSTANT_OWNER;
+        }
+        return bug == Bug.OWNER_BY_NAME ? clientId + ":" + request.name() : request.ownerToken();
+    }
+
+    private <T> T call(String what, Supplier<T> request) {
+        return link.call(what, timeoutNanos, request);
     }
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        MemoryServer.Answer answer = server.tryAcquire(request.name(), owner(request), request.leaseTime());
+        MemoryServer.Answer answer;
+        try {
+            answer = call("acquire " + request.name(), () -> server.tryAcquire(request.name(), owner(request), request.leaseTime()));
+        } catch (BackendUnavailableException e) {
+            if (bug == Bug.UNKNOWN_AS_BUSY) {
+                return Attempt.busy(); // the defect: no answer taken for contention
+            }
+            throw e;
+        }
         if (answer.granted()) {
             Grant grant = new Grant(request, MemoryServer.token(fencing, answer.fence()), null);
             server.onRevoke(owner(request), () -> context.leaseLost(grant, Lease.LossReason.BACKEND_LOST));
@@ -50,7 +89,15 @@ final class MemoryDriver implements LockDriver {
 
     @Override
     public ExtendOutcome extend(Grant grant, Duration leaseTime) {
-        return ExtendOutcome.of(server.extend(grant.name(), owner(grant.request()), leaseTime));
+        String owner = owner(grant.request());
+        if (bug == Bug.REORDERED_EXTENDS) {
+            // The defect: the extension is applied later, on another "connection", and reported at once.
+            boolean holds = call("extend " + grant.name(), () -> server.holds(grant.name(), owner));
+            MemoryServer.later(() -> server.extend(grant.name(), owner, leaseTime), ThreadLocalRandom.current().nextLong(30),
+                    TimeUnit.MILLISECONDS);
+            return ExtendOutcome.of(holds);
+        }
+        return ExtendOutcome.of(call("extend " + grant.name(), () -> server.extend(grant.name(), owner, leaseTime)));
     }
 
     /** One "round trip" for the whole batch, as a pipelining driver would send it. */
@@ -63,20 +110,49 @@ final class MemoryDriver implements LockDriver {
 
     @Override
     public boolean release(Grant grant) {
-        server.forget(owner(grant.request()));
-        return server.release(grant.name(), owner(grant.request()));
+        return cleanup("release " + grant.name(), () -> {
+            server.forget(owner(grant.request()));
+            return server.release(grant.name(), owner(grant.request()));
+        });
     }
 
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
         if (bug != Bug.LEAKED_ABANDON) {
-            server.abandon(request.name(), owner(request));
+            cleanup("abandon " + request.name(), () -> {
+                server.abandon(request.name(), owner(request), outcomeUnknown);
+                return true;
+            });
+        }
+    }
+
+    private boolean cleanup(String what, Supplier<Boolean> request) {
+        try {
+            return call(what, request);
+        } catch (BackendUnavailableException e) {
+            if (bug == Bug.FORGETS_FAILED_CLEANUP) {
+                return false; // the defect: a removal that never reached the server counts as done
+            }
+            throw e;
         }
     }
 
     @Override
     public Watch watch(String name, Runnable onChange) {
-        return server.watch(name, onChange);
+        if (bug == Bug.SILENT_NOTIFICATIONS) {
+            return Watch.NONE; // the defect: declared, never fired
+        }
+        Runnable heard = () -> {
+            if (link.isUp()) {
+                onChange.run();
+            }
+        };
+        watchers.add(onChange);
+        Watch watch = server.watch(name, heard);
+        return () -> {
+            watchers.remove(onChange);
+            watch.close();
+        };
     }
 
     @Override
@@ -87,8 +163,10 @@ final class MemoryDriver implements LockDriver {
     /** A session store's server keeps a grant until told: the engine tells at the end of the lease. */
     @Override
     public void leaseExpired(Grant grant) {
-        server.forget(owner(grant.request()));
-        server.release(grant.name(), owner(grant.request()));
+        cleanup("end the lease on " + grant.name(), () -> {
+            server.forget(owner(grant.request()));
+            return server.release(grant.name(), owner(grant.request()));
+        });
     }
 
     @Override

@@ -2,13 +2,16 @@ package io.distlock.tck.memory;
 
 import io.distlock.LockClient;
 import io.distlock.Locks;
+import io.distlock.tck.ClientPartition;
 import io.distlock.tck.LeaseRevocation;
+import io.distlock.tck.LockProbe;
+import io.distlock.tck.ServerRestart;
 import io.distlock.tck.LockVerification;
 
 import java.util.List;
 import java.util.Optional;
 
-/** The reference backend must pass every rule (2.8 is skipped: it has no QUORUM). */
+/** The reference backend must pass every rule that applies (those needing QUORUM are skipped: it has one node). */
 class MemoryReferenceTest extends LockVerification {
 
     @Override
@@ -31,9 +34,26 @@ class MemoryReferenceTest extends LockVerification {
         return Optional.of("memory://tck:" + SECRET + "@down-reference");
     }
 
-    /** Rule 4.8: the server drops the holder's grant on its own and tells its driver (a session expiry). */
+    private static final MemoryHooks HOOKS = new MemoryHooks("memory", "reference", Bug.NONE);
+
+    /** Rules 4.8, 4.13: the server drops the holder's grant and does not tell it (as a deleted key). */
     @Override
     protected Optional<LeaseRevocation> leaseRevocation() {
-        return Optional.of((holder, lockName) -> MemoryServer.named("memory", "reference", Bug.NONE).revoke(lockName));
+        return Optional.of(HOOKS.revocation(false));
+    }
+
+    @Override
+    protected Optional<ClientPartition> clientPartition() {
+        return Optional.of(HOOKS.partition());
+    }
+
+    @Override
+    protected Optional<LockProbe> lockProbe() {
+        return Optional.of(HOOKS.probe());
+    }
+
+    @Override
+    protected Optional<ServerRestart> serverRestart() {
+        return Optional.of(HOOKS.restart());
     }
 }

@@ -72,6 +72,11 @@ final class MemoryServer {
     private final Map<String, Deque<Entry>> queues = new HashMap<>();
     private final Map<String, Long> perNameCounters = new HashMap<>();
     private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
+    /**
+     * Owners whose request was abandoned after an unknown outcome: a late write of theirs (one that
+     * was in flight while its cleanup ran) must not take the lock. Guarded by this.
+     */
+    private final Set<String> abandoned = new java.util.HashSet<>();
     private long fenceCounter;
 
     /** While set, every acquire reply waits for this gate after the server has decided (a slow network). */
@@ -102,6 +107,14 @@ final class MemoryServer {
             changed = settle(name, now);
             Deque<Entry> queue = queues.computeIfAbsent(name, k -> new ArrayDeque<>());
             Entry entry = find(queue, owner);
+            if (entry == null && abandoned.contains(owner) && bug != Bug.LATE_WRITE_WINS) {
+                // A late request whose cleanup already ran: it takes nothing.
+                Entry head = queue.peekFirst();
+                if (queue.isEmpty()) {
+                    queues.remove(name);
+                }
+                return new Answer(false, 0, head == null ? Duration.ZERO : Duration.ofNanos(Math.max(0, head.expiresAt - now)));
+            }
             if (entry == null) {
                 entry = new Entry(owner, leaseTime.toNanos());
                 queue.addLast(entry);
@@ -192,6 +205,14 @@ final class MemoryServer {
 
     /** Drops the current holder of {@code name} on the server's own initiative (a session expiry) and tells it. */
     void revoke(String name) {
+        revoke(name, true);
+    }
+
+    /**
+     * Drops the current holder of {@code name} on the server's own initiative; tells its driver
+     * only if {@code tellHolder} (a session expiry does; a deleted key or an eviction does not).
+     */
+    void revoke(String name, boolean tellHolder) {
         Entry head;
         synchronized (this) {
             head = head(name);
@@ -202,7 +223,7 @@ final class MemoryServer {
             settle(name, System.nanoTime());
         }
         Runnable listener = revocationListeners.remove(head.owner);
-        if (listener != null) {
+        if (listener != null && tellHolder) {
             listener.run();
         }
         fire(name);
@@ -213,11 +234,15 @@ final class MemoryServer {
             long now = System.nanoTime();
             settle(name, now);
             Entry head = head(name);
-            if (head == null || !head.granted || !head.owner.equals(owner)) {
+            if (head == null || !head.granted || (!head.owner.equals(owner) && bug != Bug.BLIND_EXTEND)) {
                 return false;
             }
-            head.expiresAt = now + honoured(leaseTime.toNanos());
-            scheduleExpiry(name, head.expiresAt);
+            long expiresAt = now + honoured(leaseTime.toNanos());
+            // Monotone, as the SPI asks: an extension never moves the expiry earlier (the defect does).
+            if (bug == Bug.REORDERED_EXTENDS || expiresAt - head.expiresAt > 0) {
+                head.expiresAt = expiresAt;
+                scheduleExpiry(name, head.expiresAt);
+            }
             return true;
         }
     }
@@ -236,6 +261,58 @@ final class MemoryServer {
         }
         fire(name);
         return released;
+    }
+
+    /** @return true if {@code owner} holds {@code name} now */
+    synchronized boolean holds(String name, String owner) {
+        settle(name, System.nanoTime());
+        Entry head = head(name);
+        return head != null && head.granted && head.owner.equals(owner);
+    }
+
+    /**
+     * For the TCK's lock probe: how long the holder of {@code name} keeps it, or null if nobody
+     * holds it. A server that never expires (a session store) holds until told.
+     */
+    synchronized Duration heldFor(String name) {
+        long now = System.nanoTime();
+        settle(name, now);
+        Entry head = head(name);
+        if (head == null || !head.granted) {
+            return null;
+        }
+        return bug == Bug.NO_EXPIRY ? io.distlock.tck.LockProbe.UNTIL_RELEASED : Duration.ofNanos(Math.max(0, head.expiresAt - now));
+    }
+
+    /**
+     * A crash and a restart without the lock table: every lock is forgotten, no client is told.
+     * The fencing counter is durable (the reference models a store whose fence survives), unless
+     * the defect resets it.
+     */
+    void restart() {
+        synchronized (this) {
+            queues.clear();
+            perNameCounters.clear();
+            if (bug == Bug.FENCE_RESETS_ON_RESTART) {
+                fenceCounter = 0;
+            }
+        }
+        revocationListeners.clear();
+        listeners.keySet().forEach(this::fire);
+    }
+
+    /** Runs {@code task} later on the server's timer (for drivers that model a slow path). */
+    static void later(Runnable task, long delay, TimeUnit unit) {
+        Timer.INSTANCE.schedule(task, delay, unit);
+    }
+
+    void abandon(String name, String owner, boolean outcomeUnknown) {
+        if (outcomeUnknown) {
+            synchronized (this) {
+                abandoned.add(owner);
+            }
+        }
+        abandon(name, owner);
     }
 
     void abandon(String name, String owner) {

@@ -1,0 +1,276 @@
+package io.distlock.tck;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Group 4 of {@code lock-tck/SPEC.md}, continued: one client cut off from its servers while the
+ * others are not (rules 4.9–4.12 and 4.14), on links of its own ({@link ClientPartition}). What
+ * these rules catch is a lock that lies under partial failure: a removal forgotten because the
+ * server was away when it was asked for, "unreachable" reported as "busy", a write that lands
+ * after its cleanup. After every heal, the lock must be free again within the hand-off bound
+ * (plus the client's reconnect time), long before the lease left behind would have ended.
+ * A link of the chain that ends in {@link LockVerification} (see {@link VerificationSupport}).
+ */
+abstract class PartitionRules extends RevocationRules {
+
+    /**
+     * Rule 4.9: a release while the client is cut off returns promptly, and the lock is removed on
+     * the server once the link heals.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.9 a release during a partition returns promptly and is carried out after it heals")
+    public void required_4_9_releaseDuringPartition() throws InterruptedException {
+        ClientPartition partition = requirePartition();
+        try (PartitionedClient a = partition.open()) {
+            Lease lease = rig.acquireNow(a.client(), env().longLease());
+            a.dropAll();
+            long start = System.nanoTime();
+            lease.release();
+            Duration took = TestEnvironment.since(start);
+            assertTrue(took.compareTo(partition.operationTimeout().plus(env().tolerance())) <= 0, msg("release() took "
+                    + TestEnvironment.millis(took) + " with the server unreachable: it must not wait for the server longer"
+                    + " than the operation timeout (" + TestEnvironment.millis(partition.operationTimeout()) + ")"));
+            assertFalse(lease.isValid(), msg("a released lease is valid while its release waits for the server"));
+            DistributedLock lockB = rig.client().lock(rig.name);
+            Rig.Waiter<Optional<Lease>> b = rig.start("B", () -> rig.track(lockB.tryAcquire(env().longLease(),
+                    env().defaultTimeout().plus(afterHeal(partition)))));
+            rig.awaitBlocked(b);
+            if (b.result.isDone()) {
+                fail(msg("B got " + rig.outcome(b, Duration.ZERO) + " while A's release could not reach the server"));
+            }
+            long healed = System.nanoTime();
+            a.healAll();
+            assertTrue(rig.outcome(b, env().defaultTimeout().plus(afterHeal(partition))).isPresent(),
+                    msg("B never got the lock after the partition healed: A's release was forgotten"));
+            Duration handOff = Duration.ofNanos(b.finishedAtNanos - healed);
+            assertTrue(handOff.compareTo(afterHeal(partition)) <= 0, msg("B got the lock " + TestEnvironment.millis(handOff)
+                    + " after the partition healed; at most " + TestEnvironment.millis(afterHeal(partition)) + " expected"
+                    + " (A's lease of " + TestEnvironment.millis(env().longLease()) + " was released during the partition)"));
+            notes.add("4.9: release() returned in " + TestEnvironment.millis(took) + "; B acquired "
+                    + TestEnvironment.millis(handOff) + " after the heal");
+        }
+    }
+
+    /**
+     * Rule 4.10: a waiter whose wait ends while it is cut off leaves nothing in the lock's way
+     * once the link heals (a queue-based backend must withdraw its request).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.10 a waiter whose wait ends during a partition leaves nothing behind")
+    public void required_4_10_waitEndsDuringPartition() throws InterruptedException {
+        ClientPartition partition = requirePartition();
+        Lease holder = rig.acquireNow(rig.client(), env().longLease());
+        try (PartitionedClient w = partition.open()) {
+            DistributedLock lock = w.client().lock(rig.name);
+            Duration maxWait = env().scaled(Duration.ofMillis(800));
+            Rig.Waiter<Optional<Lease>> waiter = rig.start("W", () -> rig.track(lock.tryAcquire(env().longLease(), maxWait)));
+            rig.awaitBlocked(waiter);
+            w.dropAll();
+            long sentAtDrop = w.requestsSent();
+            Throwable failure = rig.failure(waiter, maxWait.plus(partition.operationTimeout()).plus(env().tolerance()));
+            if (failure != null && !(failure instanceof BackendUnavailableException)) {
+                throw new AssertionError(msg("the waiter cut off from the server failed with " + failure
+                        + "; a wait that ends is empty (contention) or a BackendUnavailableException (no answer)"), failure);
+            }
+            if (failure == null) {
+                assertTrue(waiter.result.join().isEmpty(), msg("the waiter was granted the lock while another client held it"));
+            }
+            awaitRetry(w, sentAtDrop, "the waiter's client");
+            holder.release();
+            long healed = System.nanoTime();
+            w.healAll();
+            Lease next = rig.acquireWithin(rig.client(), env().shortLease(), afterHeal(partition).plus(env().tolerance()),
+                    "after the holder released and the partition healed, nobody could acquire: the waiter's request was"
+                            + " left in the lock's way");
+            notes.add("4.10: the lock was free " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal");
+            next.release();
+        }
+    }
+
+    /**
+     * Rule 4.11: an acquire whose request reached the server but whose reply was lost is an
+     * unknown outcome — a {@link BackendUnavailableException}, never a lease or contention — and
+     * whatever it wrote is removed once the link heals.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.11 an acquire whose reply is lost fails as unavailable and leaves nothing held")
+    public void required_4_11_lostReplyLeavesNothingHeld() throws InterruptedException {
+        ClientPartition partition = requirePartition();
+        try (PartitionedClient a = partition.open()) {
+            DistributedLock lock = a.client().lock(rig.name);
+            a.holdAllReplies();
+            Rig.Waiter<Optional<Lease>> attempt = rig.start("A", () -> rig.track(lock.tryAcquire(env().longLease())));
+            env().awaitUntil(msg("waiting for A's request to reach the server (its reply held back)"), a::inFlight);
+            a.dropAll(); // the held reply is lost with the connection
+            Throwable failure = rig.failure(attempt, partition.operationTimeout().plus(env().tolerance()));
+            if (failure == null) {
+                fail(msg("A's single attempt returned " + attempt.result.join() + " although its reply was lost: an unknown"
+                        + " outcome must be a BackendUnavailableException"));
+            }
+            if (!(failure instanceof BackendUnavailableException)) {
+                throw new AssertionError(msg("A's attempt whose reply was lost failed with " + failure
+                        + " instead of BackendUnavailableException"), failure);
+            }
+            awaitRetry(a, a.requestsSent(), "A's client");
+            long healed = System.nanoTime();
+            a.healAll();
+            Lease next = rig.acquireWithin(rig.client(), env().shortLease(), afterHeal(partition).plus(env().tolerance()),
+                    "after the partition healed nobody could acquire: what A's lost-reply acquire wrote was left held"
+                            + " (its lease was " + TestEnvironment.millis(env().longLease()) + ")");
+            notes.add("4.11: the lock was free " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal");
+            next.release();
+        }
+    }
+
+    /**
+     * Rule 4.12: a blackholed server (connections accepted, nothing answered) is unavailable, not
+     * busy: single attempts throw in time, waiting acquires throw when their wait ends. On a quorum
+     * backend, a blackholed majority of links never yields an empty result either.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.12 a blackholed server is unavailable, never busy")
+    public void required_4_12_blackholeIsUnavailableNotBusy() throws InterruptedException {
+        ClientPartition partition = requirePartition();
+        Duration inTime = partition.operationTimeout().plus(env().tolerance());
+        try (PartitionedClient a = partition.open()) {
+            DistributedLock lock = a.client().lock(rig.name);
+            a.blackholeAll();
+            long start = System.nanoTime();
+            expectUnavailable(() -> lock.tryAcquire(env().longLease()), "a single attempt on a blackholed server");
+            Duration took = TestEnvironment.since(start);
+            assertTrue(took.compareTo(inTime) <= 0, msg("a single attempt on a blackholed server took "
+                    + TestEnvironment.millis(took) + ", more than the operation timeout + tolerance (" + TestEnvironment.millis(inTime) + ")"));
+            Duration maxWait = env().shortWait();
+            start = System.nanoTime();
+            expectUnavailable(() -> lock.tryAcquire(env().longLease(), maxWait), "a waiting acquire on a blackholed server");
+            took = TestEnvironment.since(start);
+            assertTrue(took.compareTo(maxWait.plus(inTime)) <= 0, msg("a waiting acquire of at most "
+                    + TestEnvironment.millis(maxWait) + " on a blackholed server took " + TestEnvironment.millis(took)));
+            a.healAll();
+            Lease next = rig.acquireWithin(rig.client(), env().shortLease(), afterHeal(partition).plus(inTime),
+                    "after the blackhole healed nobody could acquire: the attempts that went into it left the lock held");
+            next.release();
+        }
+        try (PartitionedClient a = partition.open()) {
+            List<ClientLink> links = a.links();
+            if (links.size() < 3) {
+                return; // a single node: blackholing "a majority" is the case above
+            }
+            for (int i = 0; i < links.size() / 2 + 1; i++) {
+                links.get(i).blackhole();
+            }
+            long start = System.nanoTime();
+            try {
+                Optional<Lease> got = rig.track(a.client().lock(rig.name + "-majority").tryAcquire(env().longLease()));
+                assertTrue(got.isPresent(), msg("with a majority of its links blackholed and the lock free, a single attempt"
+                        + " returned empty: an unreachable majority was reported as contention"));
+                got.get().release();
+            } catch (BackendUnavailableException expected) {
+                // the honest answer when no quorum can be reached
+            }
+            Duration took = TestEnvironment.since(start);
+            assertTrue(took.compareTo(inTime) <= 0, msg("with a majority blackholed a single attempt took " + TestEnvironment.millis(took)));
+        }
+    }
+
+    /**
+     * Rule 4.14: an acquire interrupted while its write is in flight (the server frozen, as seen
+     * from the client: its link blackholed) reports the interrupt, and nothing stays held when the
+     * write lands afterwards.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.14 an acquire interrupted while its write is in flight leaves nothing held")
+    public void required_4_14_interruptedInFlightLeavesNothingHeld() throws InterruptedException {
+        ClientPartition partition = requirePartition();
+        try (PartitionedClient a = partition.open()) {
+            DistributedLock lock = a.client().lock(rig.name);
+            a.blackholeAll();
+            long sentBefore = a.requestsSent();
+            Rig.Waiter<Lease> acquirer = rig.start("A", () -> rig.track(lock.acquire(env().longLease())));
+            env().awaitUntil(msg("waiting for A's acquire to be in flight"), a::inFlight);
+            acquirer.thread.interrupt();
+            Throwable failure = rig.failure(acquirer, partition.operationTimeout().plus(env().tolerance()));
+            if (!(failure instanceof InterruptedException)) {
+                fail(msg("A's acquire, interrupted while its write was in flight, ended with "
+                        + (failure == null ? "a lease" : failure.toString()) + " instead of InterruptedException"));
+            }
+            // The frozen path thaws only once A has given up and sent something more (its cleanup):
+            // A's write then lands late, as a frozen server's would, racing that cleanup.
+            env().awaitUntil(msg("waiting for A's client to send something after its acquire"),
+                    partition.operationTimeout().plus(env().defaultTimeout()), () -> a.requestsSent() > sentBefore + 1);
+            long healed = System.nanoTime();
+            a.healAll();
+            Lease next = rig.acquireWithin(rig.client(), env().shortLease(),
+                    afterHeal(partition).plus(partition.operationTimeout()).plus(env().tolerance()),
+                    "after the path thawed nobody could acquire: A's interrupted acquire, whose write landed late, left the"
+                            + " lock held");
+            notes.add("4.14: the lock was free " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the thaw");
+            next.release();
+        }
+    }
+
+    /**
+     * Waits until {@code client} has sent something since {@code sent} (its cleanup, or a reconnect),
+     * so that a removal the partition hid has been attempted before the heal.
+     */
+    private void awaitRetry(PartitionedClient client, long sent, String whose) {
+        env().awaitUntil(msg("waiting for " + whose + " to try the server again while cut off"),
+                partition().operationTimeout().plus(env().defaultTimeout()), () -> client.requestsSent() > sent);
+    }
+
+    private ClientPartition partition() {
+        return clientPartition().orElseThrow();
+    }
+
+    /** How long after a heal the lock may take to be free: the hand-off bound plus the client's reconnect. */
+    private Duration afterHeal(ClientPartition partition) {
+        return env().handOffTimeout().plus(partition.reconnect());
+    }
+
+    private void expectUnavailable(Rig.Action<Optional<Lease>> action, String what) {
+        try {
+            Optional<Lease> result = rig.track(action.run());
+            fail(msg(what + " returned " + (result.isPresent() ? "a lease" : "empty (contention)")
+                    + " instead of throwing BackendUnavailableException"));
+        } catch (BackendUnavailableException expected) {
+            assertTrue(expected.endpoint() != null && !expected.endpoint().isBlank(), msg("the exception names no endpoint"));
+        } catch (AssertionError e) {
+            throw e;
+        } catch (Exception e) {
+            throw new AssertionError(msg(what + " failed with " + e + " instead of BackendUnavailableException"), e);
+        }
+    }
+
+    /** The partition hook, which every verification must supply. */
+    private ClientPartition requirePartition() {
+        Optional<ClientPartition> hook = clientPartition();
+        assertTrue(hook.isPresent(), msg("the verification of backend '" + rig.backend().scheme() + "' supplies no"
+                + " clientPartition(): every backend can be cut off from its clients, and must show that it neither"
+                + " forgets a removal nor reports an unreachable server as busy (FaultProxy.partitionedClient builds one)"));
+        return hook.get();
+    }
+}
