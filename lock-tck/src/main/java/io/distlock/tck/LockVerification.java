@@ -42,7 +42,7 @@ import java.util.UUID;
  * <p>Test methods are named after their rule: {@code required_...} for a MUST,
  * {@code optional_...} for a SHOULD. A rule whose feature the backend does not declare is
  * skipped (a JUnit assumption) with a message naming the feature. After the class has run, a
- * verdict is written to {@code <distlock.tck.reportDir>/<scheme>-verdict.md}. All timing comes from
+ * verdict is written to {@code <distlock.tck.reportDir>/<scheme>-<VerificationClass>-verdict.md}. All timing comes from
  * {@link #environment()}; raise {@code -Ddistlock.tck.timeoutFactor} on a slow machine.
  *
  * <p>Each rule uses a fresh random lock name, and every client, lease and thread it creates is

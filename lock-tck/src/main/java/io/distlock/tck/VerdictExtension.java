@@ -21,7 +21,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Collectors;
 
 /**
- * Writes {@code <reportDir>/<scheme>-verdict.md} after a verification class ran: the backend's
+ * Writes {@code <reportDir>/<scheme>-<VerificationClass>-verdict.md} after a verification class ran: the backend's
  * declaration, each rule's result, and the findings (expected weaknesses, such as an efficiency
  * lock accepting a paused holder's stale write). The report directory is the JUnit configuration
  * parameter or system property {@value #REPORT_DIR_PROPERTY}, else {@code target/distlock-tck}.
@@ -83,7 +83,10 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
 
     @Override
     public void testDisabled(ExtensionContext context, Optional<String> reason) {
-        record(context, Status.SKIPPED, reason.orElse("disabled"));
+        String why = reason.orElse("disabled");
+        if (!why.startsWith("not selected:")) {
+            record(context, Status.SKIPPED, why); // a rule left out by the rule filter is not part of this verdict
+        }
     }
 
     private static void record(ExtensionContext context, Status status, String detail) {
@@ -104,7 +107,9 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
                 : "unknown-" + context.getRequiredTestClass().getSimpleName();
         // A JUnit configuration parameter, else the system property of the same name.
         String dir = context.getConfigurationParameter(REPORT_DIR_PROPERTY).orElse("target/distlock-tck");
-        Path file = Path.of(dir).resolve(scheme + "-verdict.md");
+        // Keyed by scheme and verification: two verifications of one backend (with and without a
+        // fault hook, say) keep a verdict each.
+        Path file = Path.of(dir).resolve(scheme + "-" + context.getRequiredTestClass().getSimpleName() + "-verdict.md");
         try {
             Files.createDirectories(file.getParent());
             Files.writeString(file, render(verdict, scheme, context.getRequiredTestClass().getName()), StandardCharsets.UTF_8);

@@ -36,6 +36,10 @@ abstract class VerificationSupport {
     @RegisterExtension
     static final Extension VERDICT = new VerdictExtension();
 
+    /** Runs only the rules {@code -Ddistlock.tck.rules} selects (all by default). */
+    @RegisterExtension
+    static final Extension RULES = new RuleFilter();
+
     /** The running rule's clients, leases, threads and lock name; set by {@link LockVerification#openRule}. */
     Rig rig;
     /** Expected weaknesses a passing rule found (4.1: an efficiency lock's stale write), for the verdict. */

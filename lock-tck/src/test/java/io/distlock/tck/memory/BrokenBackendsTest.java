@@ -98,10 +98,24 @@ class BrokenBackendsTest {
                     assertThat(reason).endsWith("skipped: backend 'memory-efficiency' lacks feature " + feature));
         }
 
-        String verdict = Files.readString(reports.resolve("memory-efficiency-verdict.md"), StandardCharsets.UTF_8);
+        String verdict = Files.readString(reports.resolve("memory-efficiency-Efficiency-verdict.md"), StandardCharsets.UTF_8);
         assertThat(verdict)
                 .contains("declared guarantee: **EFFICIENCY**", "observed: EFFICIENCY", "4.1 client pause",
                         "| 4.1 | a paused holder's stale write is fenced off | passed |");
+    }
+
+    @Test
+    void rulesCanBeSelectedByNumberOrGroup() {
+        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
+                .configurationParameter("distlock.tck.reportDir", reports.toString())
+                .configurationParameter("distlock.tck.rules", "1.8, 5")
+                .selectors(DiscoverySelectors.selectClass(MemoryReferenceTest.class))
+                .execute();
+        List<String> ran = results.testEvents().finished().map(e -> e.getTestDescriptor().getDisplayName().split(" ")[0])
+                .collect(Collectors.toList());
+        assertThat(ran).containsExactlyInAnyOrder("1.8", "5.1", "5.2", "5.3", "5.4", "5.5", "5.6");
+        assertThat(results.testEvents().skipped().map(e -> e.getPayload(String.class).orElse("")).collect(Collectors.toList()))
+                .allSatisfy(reason -> assertThat(reason).startsWith("not selected: distlock.tck.rules=1.8, 5"));
     }
 
     private EngineExecutionResults run(Class<?> verification, String method) {

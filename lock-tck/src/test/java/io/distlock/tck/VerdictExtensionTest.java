@@ -1,0 +1,51 @@
+package io.distlock.tck;
+
+import io.distlock.BackendDescriptor;
+import io.distlock.Feature;
+import io.distlock.Guarantee;
+import org.junit.jupiter.api.Test;
+
+import java.util.EnumSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What the verdict says it observed: a guarantee is "observed" only when every fault rule that applies ran. */
+class VerdictExtensionTest {
+
+    private static VerdictExtension.Verdict verdict(Guarantee guarantee) {
+        VerdictExtension.Verdict verdict = new VerdictExtension.Verdict();
+        verdict.descriptor = new BackendDescriptor("demo", guarantee, EnumSet.of(Feature.FENCING_TOKENS, Feature.QUORUM));
+        verdict.results.add(new VerdictExtension.RuleResult("1.1", "at most one", VerdictExtension.Status.PASSED, ""));
+        verdict.results.add(new VerdictExtension.RuleResult("2.7", "fifo", VerdictExtension.Status.SKIPPED,
+                "skipped: backend 'demo' lacks feature FIFO_WAITERS"));
+        return verdict;
+    }
+
+    @Test
+    void aGuaranteeIsObservedWhenEveryApplicableRuleRan() {
+        String text = VerdictExtension.render(verdict(Guarantee.CORRECTNESS), "demo", "DemoTest");
+        assertThat(text).contains("observed: CORRECTNESS (every rule that ran passed, and every fault rule that applies ran)");
+    }
+
+    @Test
+    void aFaultRuleThatCouldNotRunLeavesTheGuaranteeNotShownAndIsNamed() {
+        VerdictExtension.Verdict verdict = verdict(Guarantee.CORRECTNESS);
+        verdict.results.add(new VerdictExtension.RuleResult("4.7", "paused minority", VerdictExtension.Status.SKIPPED,
+                VerdictExtension.NOT_RUN + "the nodeFaults() hook of backend 'demo' does not offer PAUSE_MINORITY"));
+        verdict.results.add(new VerdictExtension.RuleResult("4.6", "slow minority", VerdictExtension.Status.SKIPPED,
+                VerdictExtension.NOT_RUN + "the nodeFaults() hook of backend 'demo' does not offer SLOW_MINORITY"));
+        String text = VerdictExtension.render(verdict, "demo", "DemoTest");
+        assertThat(text).contains("observed: CORRECTNESS not shown: rules 4.6, 4.7 did not run")
+                .doesNotContain("observed: CORRECTNESS (");
+    }
+
+    @Test
+    void findingsStillSayWhatDidNotRun() {
+        VerdictExtension.Verdict verdict = verdict(Guarantee.EFFICIENCY);
+        verdict.findings.add("4.1 client pause: a stale write was accepted");
+        verdict.results.add(new VerdictExtension.RuleResult("4.3", "restart", VerdictExtension.Status.SKIPPED,
+                VerdictExtension.NOT_RUN + "does not offer RESTART_WITHOUT_PERSISTENCE"));
+        assertThat(VerdictExtension.render(verdict, "demo", "DemoTest"))
+                .contains("observed: EFFICIENCY (no rule failed; see the findings); rules 4.3 did not run");
+    }
+}
