@@ -417,7 +417,7 @@ final class Cleanup {
 
     private void logRecovered(Task task) {
         if (task.failures > 0) {
-            EngineClient.LOG.log(System.Logger.Level.INFO, "could {0} on {1} after {2} failed attempt(s)",
+            EngineClient.LOG.log(System.Logger.Level.INFO, "{0} on {1}: done after {2} failed attempt(s)",
                     task.what(), client.endpoint(), task.failures);
         }
     }

@@ -3,7 +3,6 @@ package io.distlock.tck;
 import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
-import io.distlock.LockClient;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -95,13 +94,8 @@ abstract class PartitionRules extends RevocationRules {
             }
             awaitRetry(w, sentAtDrop, "the waiter's client");
             holder.release();
-            long healed = System.nanoTime();
-            w.healAll();
-            Lease next = rig.acquireWithin(rig.client(), env().shortLease(), afterHeal(partition).plus(env().tolerance()),
-                    "after the holder released and the partition healed, nobody could acquire: the waiter's request was"
-                            + " left in the lock's way");
-            notes.add("4.10: the lock was free " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal");
-            next.release();
+            healAndExpectFree(w, afterHeal(partition).plus(env().tolerance()), "4.10", "after the holder released and the"
+                    + " partition healed, nobody could acquire: the waiter's request was left in the lock's way");
         }
     }
 
@@ -132,13 +126,9 @@ abstract class PartitionRules extends RevocationRules {
                         + " instead of BackendUnavailableException"), failure);
             }
             awaitRetry(a, a.requestsSent(), "A's client");
-            long healed = System.nanoTime();
-            a.healAll();
-            Lease next = rig.acquireWithin(rig.client(), env().shortLease(), afterHeal(partition).plus(env().tolerance()),
-                    "after the partition healed nobody could acquire: what A's lost-reply acquire wrote was left held"
-                            + " (its lease was " + TestEnvironment.millis(env().longLease()) + ")");
-            notes.add("4.11: the lock was free " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal");
-            next.release();
+            healAndExpectFree(a, afterHeal(partition).plus(env().tolerance()), "4.11", "after the partition healed nobody"
+                    + " could acquire: what A's lost-reply acquire wrote was left held (its lease was "
+                    + TestEnvironment.millis(env().longLease()) + ")");
         }
     }
 
@@ -222,14 +212,9 @@ abstract class PartitionRules extends RevocationRules {
             // A's write then lands late, as a frozen server's would, racing that cleanup.
             env().awaitUntil(msg("waiting for A's client to send something after its acquire"),
                     partition.operationTimeout().plus(env().defaultTimeout()), () -> a.requestsSent() > sentBefore + 1);
-            long healed = System.nanoTime();
-            a.healAll();
-            Lease next = rig.acquireWithin(rig.client(), env().shortLease(),
-                    afterHeal(partition).plus(partition.operationTimeout()).plus(env().tolerance()),
+            healAndExpectFree(a, afterHeal(partition).plus(partition.operationTimeout()).plus(env().tolerance()), "4.14",
                     "after the path thawed nobody could acquire: A's interrupted acquire, whose write landed late, left the"
                             + " lock held");
-            notes.add("4.14: the lock was free " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the thaw");
-            next.release();
         }
     }
 
@@ -244,6 +229,15 @@ abstract class PartitionRules extends RevocationRules {
 
     private ClientPartition partition() {
         return clientPartition().orElseThrow();
+    }
+
+    /** Heals {@code client}'s links; a fresh client must then get the lock within {@code bound}. */
+    private void healAndExpectFree(PartitionedClient client, Duration bound, String rule, String why) throws InterruptedException {
+        long healed = System.nanoTime();
+        client.healAll();
+        Lease next = rig.acquireWithin(rig.client(), env().shortLease(), bound, why);
+        notes.add(rule + ": the lock was free " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal");
+        next.release();
     }
 
     /** How long after a heal the lock may take to be free: the hand-off bound plus the client's reconnect. */

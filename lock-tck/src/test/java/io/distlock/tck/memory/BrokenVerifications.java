@@ -1,13 +1,5 @@
 package io.distlock.tck.memory;
 
-import io.distlock.LockClient;
-import io.distlock.Locks;
-import io.distlock.tck.ClientPartition;
-import io.distlock.tck.LeaseRevocation;
-import io.distlock.tck.LockProbe;
-import io.distlock.tck.LockVerification;
-import io.distlock.tck.ServerRestart;
-
 import java.util.Optional;
 
 /**
@@ -24,38 +16,9 @@ final class BrokenVerifications {
      * A verification whose clients all connect to {@code <scheme>://tck}, with every hook the
      * reference has, so that a rule fails for the backend's bug, not for a missing hook.
      */
-    abstract static class OnScheme extends LockVerification {
-        private final String scheme;
-        private final MemoryHooks hooks;
-
+    abstract static class OnScheme extends MemoryVerification {
         OnScheme(String scheme) {
-            this.scheme = scheme;
-            this.hooks = new MemoryHooks(scheme, "tck", Bug.NONE); // the server already exists with its bug
-        }
-
-        @Override
-        protected LockClient newClient() {
-            return Locks.connect(scheme + "://tck");
-        }
-
-        @Override
-        protected Optional<LeaseRevocation> leaseRevocation() {
-            return Optional.of(hooks.revocation(false));
-        }
-
-        @Override
-        protected Optional<ClientPartition> clientPartition() {
-            return Optional.of(hooks.partition());
-        }
-
-        @Override
-        protected Optional<LockProbe> lockProbe() {
-            return Optional.of(hooks.probe());
-        }
-
-        @Override
-        protected Optional<ServerRestart> serverRestart() {
-            return Optional.of(hooks.restart());
+            super(scheme, "tck", false);
         }
     }
 

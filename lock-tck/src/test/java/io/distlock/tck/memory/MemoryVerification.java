@@ -1,0 +1,74 @@
+package io.distlock.tck.memory;
+
+import io.distlock.LockClient;
+import io.distlock.Locks;
+import io.distlock.tck.ClientPartition;
+import io.distlock.tck.LeaseRevocation;
+import io.distlock.tck.LockProbe;
+import io.distlock.tck.LockVerification;
+import io.distlock.tck.PartitionedClient;
+import io.distlock.tck.ServerRestart;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A verification of one in-memory server, {@code <scheme>://<serverName>}, with every whitebox hook
+ * the real backends' verifications supply: clients on {@link MemoryLink}s of their own, a probe of
+ * the server's hold, a restart without the lock table, and a revocation that tells the holder (a
+ * session expiry) or not (a deleted key).
+ */
+abstract class MemoryVerification extends LockVerification {
+
+    private final String scheme;
+    private final String serverName;
+    private final boolean revocationTellsHolder;
+
+    MemoryVerification(String scheme, String serverName, boolean revocationTellsHolder) {
+        this.scheme = scheme;
+        this.serverName = serverName;
+        this.revocationTellsHolder = revocationTellsHolder;
+    }
+
+    /**
+     * The server. Every hook is used after a rule's first client connected, which created the server
+     * with its backend's bug (the {@code Bug} given here is only used to create a missing one).
+     */
+    private MemoryServer server() {
+        return MemoryServer.named(scheme, serverName, Bug.NONE);
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return Locks.connect(scheme + "://" + serverName);
+    }
+
+    @Override
+    protected Optional<LeaseRevocation> leaseRevocation() {
+        return Optional.of((holder, lockName) -> server().revoke(lockName, revocationTellsHolder));
+    }
+
+    @Override
+    protected Optional<ClientPartition> clientPartition() {
+        return Optional.of(() -> {
+            MemoryLink link = MemoryLink.create();
+            try {
+                LockClient client = Locks.connect(scheme + "://" + serverName + "?link=" + link.id());
+                return new PartitionedClient(client, List.of(link), link::remove);
+            } catch (RuntimeException e) {
+                link.remove();
+                throw e;
+            }
+        });
+    }
+
+    @Override
+    protected Optional<LockProbe> lockProbe() {
+        return Optional.of(name -> Optional.ofNullable(server().heldFor(name)));
+    }
+
+    @Override
+    protected Optional<ServerRestart> serverRestart() {
+        return Optional.of(() -> server().restart());
+    }
+}
