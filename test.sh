@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # distlock's test command: installs what a fresh Debian/Ubuntu machine lacks (the servers the
 # tests start on free loopback ports), then builds and runs every test through the Maven wrapper.
-# Extra arguments go to Maven, e.g. ./test.sh -pl lock-redis-single -am
+# Extra arguments go to the reactor build, e.g. ./test.sh -Ddistlock.tck.timeoutFactor=3. Maven
+# options for every build below (the examples and the demo too) go in Maven's own MAVEN_ARGS, e.g.
+# MAVEN_ARGS=-Dmaven.repo.local=/path/to/repo ./test.sh
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -29,9 +31,11 @@ if ((${#missing[@]})); then
 fi
 
 # Build and test every module, installing the artifacts into the local repository so that the
-# consumer example can be built the way a user's project is: the BOM imported, no versions.
+# consumer examples can be built the way a user's project is: the BOM imported, no versions.
 ./mvnw -B --no-transfer-progress install "$@"
-./mvnw -B --no-transfer-progress -f examples/consumer/pom.xml verify
+# Both consumer examples, classpath and module path, each against a real server of every backend
+# (started once per example): the README's examples, five instances running the job once.
+./mvnw -B --no-transfer-progress -f examples/pom.xml verify
 # The README's demo, on the artifacts just installed: it exits non-zero unless exactly one of five
 # instances ran the job and the paused holder's stale write was rejected.
 ./demo.sh --prebuilt

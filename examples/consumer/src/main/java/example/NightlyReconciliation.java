@@ -1,34 +1,81 @@
 package example;
 
-import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.Locks;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.function.LongPredicate;
+import java.util.OptionalLong;
 
-/** The README's example: of every instance that wakes for the nightly job, one runs it. */
+/**
+ * The README's first example: every instance of a service wakes at 02:00 for the nightly
+ * reconciliation, and exactly one of them runs it. A run-once job makes a single attempt
+ * ({@code tryAcquire(lease)}) and does not release the lock when it is done.
+ *
+ * <p>As a program it is one such instance: {@code java example.NightlyReconciliation <uri>} runs
+ * the job once (printing {@code nightly-reconciliation: ran} or {@code ... skipped}), then lives on
+ * as a service would, holding its client, until its standard input is closed.
+ */
 public final class NightlyReconciliation {
+
+    /** Where the report goes. */
+    public interface ReportStore {
+        /**
+         * @param report tonight's report
+         * @param fence  the lease's fencing token, for the store to reject a token lower than one it
+         *               has seen; empty on a backend without fencing tokens ({@code redlock://})
+         */
+        void write(String report, OptionalLong fence);
+    }
 
     private NightlyReconciliation() {
     }
 
-    /**
-     * @param client a connected client
-     * @param store  writes the report if the token is not older than one it has seen; false if rejected
-     * @return true if this instance ran the job and its write was accepted
-     * @throws InterruptedException if interrupted while waiting for the lock
-     */
-    public static boolean runOnce(LockClient client, LongPredicate store) throws InterruptedException {
-        DistributedLock lock = client.lock("nightly-reconciliation");
-        Optional<Lease> granted = lock.tryAcquire(Duration.ofSeconds(30), Duration.ofSeconds(5));
+    /** Called at 02:00 on every instance; returns true on the one instance that ran the job. */
+    public static boolean reconcileOnce(LockClient client, ReportStore store) {
+        Optional<Lease> granted = client.lock("nightly-reconciliation")
+                .tryAcquire(Duration.ofMinutes(10));          // one attempt: a run-once job never waits
         if (granted.isEmpty()) {
-            return false;                                  // another instance is running it
+            return false;                                     // another instance has it: skip
         }
-        try (Lease lease = granted.get().autoRenew()) {    // renewed every 10 s until closed
-            long fence = lease.fencingToken().orElseThrow();
-            return store.test(fence);                      // the store rejects tokens lower than one it saw
-        }                                                  // close() releases: owner-only, idempotent
+        Lease lease = granted.get();
+        store.write(reconcile(), lease.fencingToken());       // no fencing token on redlock://: empty
+        // Not released: the lock stays taken until the lease runs out, so an instance that wakes
+        // late (clock skew, a slow start) skips too. The job must end well within the lease.
+        return true;
+    }
+
+    private static String reconcile() {
+        return "reconciliation report for tonight";
+    }
+
+    /**
+     * One service instance.
+     *
+     * @param args the backend URI, for example {@code redis://127.0.0.1:6379}
+     * @throws IOException if standard input fails
+     */
+    public static void main(String[] args) throws IOException {
+        if (args.length != 1) {
+            System.err.println("usage: java example.NightlyReconciliation <uri>   (stays up until stdin is closed)");
+            System.exit(2);
+        }
+        try (LockClient client = Locks.connect(args[0])) {   // one client per process, for its lifetime
+            boolean ran = reconcileOnce(client, (report, fence) -> System.out.println(
+                    "writing '" + report + "'" + (fence.isPresent() ? " with fencing token " + fence.getAsLong() : "")));
+            System.out.println("nightly-reconciliation: " + (ran ? "ran" : "skipped"));
+            System.out.flush();
+            drain(System.in);                                 // the service keeps running
+        }                                                     // closing the client releases its leases
+    }
+
+    private static void drain(InputStream in) throws IOException {
+        byte[] buffer = new byte[256];
+        while (in.read(buffer) >= 0) {
+            // nothing to do until the input ends
+        }
     }
 }

@@ -43,6 +43,25 @@ public final class Locks {
     }
 
     /**
+     * Connects with the given options; the same as {@link #connect(URI, LockOptions)} for a URI
+     * given as a string.
+     *
+     * @param uri     for example {@code zookeeper://127.0.0.1:2181/app?sessionTimeout=6000}
+     * @param options timeouts, drift allowance, back-off
+     * @return a connected client; close it when done
+     * @throws NullPointerException        if an argument is null
+     * @throws IllegalArgumentException    if the URI is malformed (the message never shows a password)
+     * @throws NoSuchBackendException      if no installed backend handles the scheme
+     * @throws LockException               if two providers claim the scheme, or a provider fails to load
+     * @throws BackendUnavailableException if the backend cannot be reached within the connect timeout
+     */
+    public static LockClient connect(String uri, LockOptions options) {
+        Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(options, "options");
+        return connect(Discovery.parse(uri), options);
+    }
+
+    /**
      * Connects with the given options.
      *
      * @param uri     the backend's URI; its scheme selects the backend

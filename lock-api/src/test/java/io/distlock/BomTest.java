@@ -9,12 +9,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The BOM lists every published artifact of the reactor (every module but the BOM itself and
- * unpublished tools), so that a consumer who imports it can add any backend, or the TCK, without
+ * unpublished tools), and the documentation advises only those, so that a consumer who imports it can add any backend, or the TCK, without
  * a version. Guards against a new backend module that someone forgets to add. (The poms are read
  * as text: the test runs inside module io.distlock, which does not read java.xml.)
  */
@@ -53,14 +54,87 @@ class BomTest {
         String bom = Files.readString(root.resolve("bom/pom.xml"));
         assertThat(bom).as("the BOM has no parent: importing it must not import the build's own"
                 + " dependency management").doesNotContain("<parent>");
+        assertThat(managedDistlockArtifacts(bom)).containsExactlyInAnyOrderElementsOf(published);
+    }
+
+    @Test
+    void pinsSlf4jApiAsTheReactorDoesAndNoOtherThirdPartyArtifact() throws IOException {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        String bom = Files.readString(root.resolve("bom/pom.xml"));
+        List<String> thirdParty = new ArrayList<>();
+        Matcher dependencies = DEPENDENCY.matcher(bom);
+        while (dependencies.find()) {
+            String dependency = dependencies.group(1);
+            if (!"io.distlock".equals(element(dependency, "groupId"))) {
+                thirdParty.add(element(dependency, "groupId") + ":" + element(dependency, "artifactId")
+                        + ":" + element(dependency, "version"));
+            }
+        }
+        assertThat(thirdParty).containsExactly("org.slf4j:slf4j-api:${slf4j.version}");
+        String reactorSlf4j = element(Files.readString(root.resolve("pom.xml")), "slf4j.version");
+        assertThat(element(bom, "slf4j.version")).as("the BOM's slf4j-api is the one the reactor builds and tests with")
+                .isEqualTo(reactorSlf4j)
+                .startsWith("2.0.");
+    }
+
+    /**
+     * Every distlock artifact the documentation names is one the BOM of this version manages: a
+     * user who follows the advice gets an artifact that exists. Planned backends are named by what
+     * they are (etcd, Tair), never by an artifact id until the BOM has them. Paths such as
+     * {@code lock-bench/bench.sh} are not artifacts.
+     */
+    @Test
+    void theDocumentationNamesOnlyArtifactsTheBomManages() throws IOException {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        List<String> managed = managedDistlockArtifacts(Files.readString(root.resolve("bom/pom.xml")));
+        List<Path> documents = new ArrayList<>(List.of(root.resolve("README.md"), root.resolve("lock-tck/SPEC.md")));
+        try (Stream<Path> files = Files.walk(root, 3)) {
+            files.filter(f -> f.getFileName().toString().endsWith(".md"))
+                    .filter(f -> !f.toString().contains("/target") && !f.toString().contains("/."))
+                    .filter(f -> !documents.contains(f))
+                    .forEach(documents::add);
+        }
+        Pattern artifact = Pattern.compile("(?<![\\w/.-])(lock-[a-z0-9-]+|distlock-bom)(?![\\w/-])");
+        for (Path document : documents) {
+            Matcher m = artifact.matcher(Files.readString(document));
+            while (m.find()) {
+                if (!UNPUBLISHED.contains(m.group(1)) && !m.group(1).equals("distlock-bom")) {
+                    assertThat(managed).as("%s names %s, which the BOM does not manage", root.relativize(document), m.group(1))
+                            .contains(m.group(1));
+                }
+            }
+        }
+    }
+
+    /**
+     * The README's Install section lists the artifacts to choose from: exactly those of the BOM.
+     */
+    @Test
+    void theReadmeListsEveryArtifactOfTheBom() throws IOException {
+        Path root = Path.of("..").toAbsolutePath().normalize();
+        String readme = Files.readString(root.resolve("README.md"));
+        Matcher section = Pattern.compile("<!-- artifacts: the BOM's, checked by BomTest -->(.*?)<!-- /artifacts -->",
+                Pattern.DOTALL).matcher(readme);
+        assertThat(section.find()).as("README.md has the marked artifact list").isTrue();
+        List<String> listed = new ArrayList<>();
+        Matcher names = Pattern.compile("^\\|\\s*`(lock-[a-z0-9-]+)`", Pattern.MULTILINE).matcher(section.group(1));
+        while (names.find()) {
+            listed.add(names.group(1));
+        }
+        assertThat(listed).containsExactlyInAnyOrderElementsOf(
+                managedDistlockArtifacts(Files.readString(root.resolve("bom/pom.xml"))));
+    }
+
+    private static List<String> managedDistlockArtifacts(String bom) {
         List<String> listed = new ArrayList<>();
         Matcher dependencies = DEPENDENCY.matcher(bom);
         while (dependencies.find()) {
             String dependency = dependencies.group(1);
-            assertThat(element(dependency, "groupId")).isEqualTo("io.distlock");
-            assertThat(element(dependency, "version")).isEqualTo("${project.version}");
-            listed.add(element(dependency, "artifactId"));
+            if ("io.distlock".equals(element(dependency, "groupId"))) {
+                assertThat(element(dependency, "version")).isEqualTo("${project.version}");
+                listed.add(element(dependency, "artifactId"));
+            }
         }
-        assertThat(listed).containsExactlyInAnyOrderElementsOf(published);
+        return listed;
     }
 }

@@ -14,7 +14,10 @@ import java.util.Set;
 /**
  * A ZooKeeper ensemble as a connection URI names it:
  * {@code zookeeper://[user:password@]host:port[,host:port...][/chroot][?sessionTimeout=ms]}.
- * The port defaults to 2181. Every message and {@link #toString()} names the hosts and the chroot
+ * The port defaults to 2181. The path is the chroot; a bare {@code /} is no path, as in
+ * {@code redis://host:port/} and any URL, so {@code zookeeper://h:2181/} means the default chroot
+ * {@value #DEFAULT_CHROOT}. A chroot that ends with {@code /} ({@code /a/}) is malformed: ZooKeeper
+ * has no such path, and guessing {@code /a} would hide a typo. Every message and {@link #toString()} names the hosts and the chroot
  * and never the password; a malformed URI is reported without its user info.
  *
  * <p>The authority is parsed here, not by {@link URI}: a list of hosts is not a server-based
@@ -148,7 +151,8 @@ public final class ZkEndpoint {
             return DEFAULT_CHROOT;
         }
         if (path.endsWith("/")) {
-            throw new IllegalArgumentException("the chroot must not end with '/'" + usage);
+            throw new IllegalArgumentException("the chroot '" + path + "' must not end with '/' (write "
+                    + path.substring(0, path.length() - 1) + "; a bare '/' is no chroot, i.e. " + DEFAULT_CHROOT + ")" + usage);
         }
         if (path.equals("/zookeeper") || path.startsWith("/zookeeper/")) {
             throw new IllegalArgumentException("'" + path + "' is ZooKeeper's own tree, not a usable chroot" + usage);

@@ -34,6 +34,17 @@ class ZkEndpointTest {
     }
 
     @Test
+    void aBarePathIsNoChrootWhileAChrootEndingInASlashIsMalformed() {
+        assertThat(ZkEndpoint.parse(URI.create("zookeeper://h:2181/")).chroot()).isEqualTo(ZkEndpoint.DEFAULT_CHROOT);
+        assertThat(ZkEndpoint.parse(URI.create("zookeeper://h:2181/?sessionTimeout=4000")).chroot())
+                .isEqualTo(ZkEndpoint.DEFAULT_CHROOT);
+        assertThatThrownBy(() -> ZkEndpoint.parse(URI.create("zookeeper://h:2181/apps/locks/")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("the chroot '/apps/locks/' must not end with '/' (write /apps/locks;"
+                        + " a bare '/' is no chroot, i.e. /distlock)");
+    }
+
+    @Test
     void rejectsWhatZooKeeperCannotUseWithoutShowingThePassword() {
         for (String bad : List.of("zookeeper://u:pw-XYZ@h:0", "zookeeper://u:pw-XYZ@h:65536", "zookeeper://u:pw-XYZ@h:x",
                 "zookeeper://u:pw-XYZ@h,", "zookeeper://u:pw-XYZ@h/a/", "zookeeper://u:pw-XYZ@h/a//b",

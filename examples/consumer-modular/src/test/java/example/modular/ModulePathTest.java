@@ -1,0 +1,97 @@
+package example.modular;
+
+import io.distlock.LockClient;
+import io.distlock.Locks;
+import io.distlock.tck.fixtures.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The README's run-once example in a modular application, against a real server of every backend
+ * (started once for all tests): in this JVM, which Surefire runs on the module path, and as five
+ * separate {@code java -p ... -m} processes per backend, as a user starts them.
+ */
+class ModulePathTest {
+
+    private static RedisServer redis;
+    private static final List<RedisServer> REDLOCK_NODES = new ArrayList<>();
+    private static ZooKeeperProcess zookeeper;
+
+    @BeforeAll
+    static void startServers() throws IOException {
+        redis = RedisServer.start();
+        for (int i = 0; i < 3; i++) {
+            REDLOCK_NODES.add(RedisServer.start());
+        }
+        zookeeper = ZooKeeperProcess.start(System.getProperty("example.serverclasspath"));
+    }
+
+    @AfterAll
+    static void stopServers() {
+        if (zookeeper != null) {
+            zookeeper.close();
+        }
+        REDLOCK_NODES.forEach(RedisServer::close);
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    static Stream<String> uris() {
+        return Stream.of(redis.uri(),
+                "redlock://" + REDLOCK_NODES.stream().map(RedisServer::endpoint).collect(Collectors.joining(",")),
+                zookeeper.uri());
+    }
+
+    @Test
+    void theApplicationTheApiAndEveryBackendAreNamedModules() {
+        assertEquals("example.modular", NightlyReconciliation.class.getModule().getName());
+        assertEquals("io.distlock", Locks.class.getModule().getName());
+        for (String backend : List.of("io.distlock.redis", "io.distlock.redlock", "io.distlock.zookeeper")) {
+            assertTrue(ModuleLayer.boot().findModule(backend).isPresent(), backend + " is not on the module path");
+        }
+        assertEquals(List.of("redis", "redlock", "zookeeper"),
+                Locks.backends().stream().map(b -> b.scheme()).collect(Collectors.toList()));
+    }
+
+    @ParameterizedTest
+    @MethodSource("uris")
+    void runsTheJobOnceInThisJvm(String uri) {
+        List<String> writes = new CopyOnWriteArrayList<>();
+        try (LockClient first = Locks.connect(uri); LockClient second = Locks.connect(uri)) {
+            assertTrue(NightlyReconciliation.reconcileOnce(first, (report, fence) -> writes.add(report)));
+            assertFalse(NightlyReconciliation.reconcileOnce(second, (report, fence) -> writes.add(report)));
+            assertEquals(1, writes.size());
+        }
+    }
+
+    /** Five instances started the way the README shows for the module path. */
+    @ParameterizedTest
+    @MethodSource("uris")
+    void fiveModulePathProcessesRunTheJobOnce(String uri) throws Exception {
+        Path log = Path.of("target", "instances-" + uri.substring(0, uri.indexOf(':')) + ".log");
+        List<String> outcomes = Instances.run(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
+                "--module-path", System.getProperty("example.modulepath"),
+                "--patch-module", "zookeeper=" + System.getProperty("example.jute"),
+                "-m", "example.modular/example.modular.NightlyReconciliation"), uri, 5, log);
+        assertEquals(1, Collections.frequency(outcomes, "ran"), "exactly one of five ran the job: " + outcomes);
+        assertEquals(4, Collections.frequency(outcomes, "skipped"), outcomes.toString());
+    }
+}
