@@ -27,14 +27,20 @@ import java.util.TreeMap;
  */
 public final class Discovery {
 
-    /** The artifacts that provide the schemes distlock knows, for the "add this" hint. */
-    private static final Map<String, String> KNOWN_ARTIFACTS = Map.of(
+    /**
+     * The artifacts that provide the schemes this version of distlock publishes, for the "add this"
+     * hint; {@code DiscoveryTest} keeps it equal to the backends the BOM manages.
+     */
+    static final Map<String, String> PUBLISHED_ARTIFACTS = Map.of(
             "redis", "io.distlock:lock-redis-single",
             "redlock", "io.distlock:lock-redlock",
-            "redis-wait", "io.distlock:lock-redis-wait",
-            "tair", "io.distlock:lock-tair",
-            "zookeeper", "io.distlock:lock-zookeeper",
-            "etcd", "io.distlock:lock-etcd");
+            "zookeeper", "io.distlock:lock-zookeeper");
+
+    /** Schemes distlock plans to serve, whose artifacts this version does not publish (advising them would break a build). */
+    static final Map<String, String> PLANNED_BACKENDS = Map.of(
+            "redis-wait", "Redis + WAIT",
+            "tair", "Tair",
+            "etcd", "etcd");
 
     private Discovery() {
     }
@@ -76,10 +82,16 @@ public final class Discovery {
         LockBackend backend = installed.get(scheme);
         if (backend == null) {
             List<String> schemes = List.copyOf(installed.keySet());
-            String artifact = KNOWN_ARTIFACTS.get(scheme);
-            String hint = artifact != null
-                    ? "; add the dependency " + artifact + " (its version comes from io.distlock:distlock-bom)"
-                    : "; distlock knows no backend for it (known: " + new TreeMap<>(KNOWN_ARTIFACTS).keySet() + ")";
+            String artifact = PUBLISHED_ARTIFACTS.get(scheme);
+            String planned = PLANNED_BACKENDS.get(scheme);
+            String hint;
+            if (artifact != null) {
+                hint = "; add the dependency " + artifact + " (its version comes from io.distlock:distlock-bom)";
+            } else if (planned != null) {
+                hint = "; the " + planned + " backend is planned but not part of this version of distlock";
+            } else {
+                hint = "; distlock knows no backend for it (available: " + new TreeMap<>(PUBLISHED_ARTIFACTS).keySet() + ")";
+            }
             throw new NoSuchBackendException(scheme, schemes,
                     "no distlock backend for scheme '" + scheme + "'; installed: " + schemes + hint);
         }

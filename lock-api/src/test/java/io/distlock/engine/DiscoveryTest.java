@@ -57,8 +57,28 @@ class DiscoveryTest {
             assertThatThrownBy(() -> Locks.connect("gopher://x"))
                     .isInstanceOf(NoSuchBackendException.class)
                     .hasMessageContaining("knows no backend");
+            // A planned backend is never advised as a dependency: its artifact does not exist yet.
+            assertThatThrownBy(() -> Locks.connect("etcd://127.0.0.1:2379"))
+                    .isInstanceOf(NoSuchBackendException.class)
+                    .hasMessageContaining("planned but not part of this version")
+                    .hasMessageNotContaining("add the dependency");
             return null;
         });
+    }
+
+    @Test
+    void theArtifactsAdvisedAreExactlyTheBackendsTheBomManages() throws IOException {
+        String bom = Files.readString(Path.of("..", "bom", "pom.xml"));
+        java.util.Set<String> backends = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("<artifactId>(lock-[^<]+)</artifactId>").matcher(bom);
+        while (m.find()) {
+            backends.add("io.distlock:" + m.group(1));
+        }
+        backends.removeAll(List.of("io.distlock:lock-api", "io.distlock:lock-tck"));
+        assertThat(new java.util.TreeSet<>(Discovery.PUBLISHED_ARTIFACTS.values())).isEqualTo(backends);
+        for (String scheme : Discovery.PLANNED_BACKENDS.keySet()) {
+            assertThat(Discovery.PUBLISHED_ARTIFACTS).as("a scheme is planned or published, not both").doesNotContainKey(scheme);
+        }
     }
 
     @Test
