@@ -181,6 +181,24 @@ class RedisBackendTest {
     }
 
     @Test
+    void theFirstAttemptAfterTheServerDiedIsBackendUnavailable() {
+        // Issue 9, item 10: the pooled connection is dead, and returning it made the pool try a new
+        // one, refused: that failure escaped as a plain LockException ("Could not return the broken
+        // resource to the pool") instead of saying that the server cannot be reached.
+        LockOptions quick = LockOptions.builder().connectTimeout(Duration.ofMillis(500))
+                .operationTimeout(Duration.ofMillis(500)).build();
+        try (LockClient client = Locks.connect(URI.create(redis.uri()), quick)) {
+            client.lock("warm-up").tryAcquire(LEASE).orElseThrow().release();
+            redis.kill();
+            assertThatThrownBy(() -> client.lock("after-death").tryAcquire(LEASE))
+                    .isInstanceOfSatisfying(BackendUnavailableException.class,
+                            e -> assertThat(e.endpoint()).isEqualTo(redis.endpoint()));
+            assertThatThrownBy(() -> client.lock("after-death").tryAcquire(LEASE))
+                    .as("and every attempt after it").isInstanceOf(BackendUnavailableException.class);
+        }
+    }
+
+    @Test
     void aWrongPasswordIsAClearErrorWithoutThePassword() {
         try (RedisServer secured = RedisServer.builder().password("right-" + SECRET).start()) {
             String wrong = "redis://default:" + SECRET + "@" + secured.endpoint();

@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -166,6 +165,9 @@ public final class PendingReply {
     private FlushableConnection connection;
     private boolean infoAsked;
     private RuntimeException failure;
+    private RedisFailure failureKind;
+    /** Whether the last {@link #write()} got a connection: false when the connect itself failed. */
+    private boolean connected;
     private boolean awaited;
 
     private PendingReply(RedisNode node, String operation, boolean serverInfo, Batch batch) {
@@ -189,7 +191,9 @@ public final class PendingReply {
 
     private void write() {
         try {
+            connected = false;
             connection = node.borrow();
+            connected = true;
             infoAsked = serverInfo && !connection.serverInfoSeen;
             if (infoAsked) {
                 connection.sendCommand(Protocol.Command.INFO);
@@ -236,7 +240,10 @@ public final class PendingReply {
                     discardConnection();
                 }
             }
-            if (resent || RedisNode.isTimeout(failure) || node.isClosed() || !(failure instanceof JedisConnectionException)
+            failureKind = RedisFailure.of(failure);
+            // Only a connection that broke is worth a second try (a pooled one may be left over from a
+            // server process that has restarted since); a timeout or a failed connect is not.
+            if (resent || !connected || failureKind != RedisFailure.CONNECTION_LOST || node.isClosed()
                     || System.nanoTime() - deadlineNanos >= 0) {
                 throw node.translate(operation, failure);
             }
@@ -260,7 +267,7 @@ public final class PendingReply {
             try {
                 values.add(connection.getOne());
             } catch (JedisDataException e) {
-                if (RedisScript.isNoScript(e)) {
+                if (RedisFailure.of(e) == RedisFailure.NO_SCRIPT) {
                     noScript = noScript.isEmpty() ? new ArrayList<>() : noScript;
                     noScript.add(values.size());
                 }
@@ -287,6 +294,14 @@ public final class PendingReply {
         node.giveBack(connection);
         connection = null;
         return new Replies(values, info);
+    }
+
+    /**
+     * @return what the failure {@link #await} threw was, by type; empty if it did not fail (or was
+     *         not awaited yet)
+     */
+    public Optional<RedisFailure> failure() {
+        return java.util.Optional.ofNullable(failureKind);
     }
 
     private void discardConnection() {

@@ -4,12 +4,10 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.spi.Watch;
 
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -24,8 +22,6 @@ import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.Response;
-import redis.clients.jedis.exceptions.JedisAccessControlException;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -320,7 +316,7 @@ public final class RedisNode implements AutoCloseable {
             try {
                 results[indexes.get(k)] = one(replies.get(k).get());
             } catch (JedisDataException e) {
-                if (!RedisScript.isNoScript(e)) {
+                if (RedisFailure.of(e) != RedisFailure.NO_SCRIPT) {
                     throw e;
                 }
                 noScript.add(indexes.get(k));
@@ -381,24 +377,35 @@ public final class RedisNode implements AutoCloseable {
                 throw translate(operation, e);
             }
             Jedis jedis = connection.facade();
+            T result;
             try {
-                return action.apply(jedis);
-            } catch (JedisConnectionException e) {
-                connection.dropFacade();
-                if (retried || isTimeout(e) || closed) {
-                    throw translate(operation, e);
-                }
-                // Idle connections die together (a server restart): drop them all, try a fresh one.
-                pool.clear();
+                result = action.apply(jedis);
             } catch (RuntimeException e) {
                 connection.dropFacade();
-                if (e instanceof JedisException) {
-                    throw translate(operation, e);
+                giveBack(jedis);
+                RedisFailure failure = RedisFailure.of(e);
+                if (failure == RedisFailure.CONNECTION_LOST && !retried && !closed) {
+                    // A pooled connection was dead (the server restarted): its idle siblings are too.
+                    pool.clear();
+                    continue;
                 }
-                throw e;
-            } finally {
-                jedis.close(); // returns the connection to the pool (or discards it if broken)
+                throw e instanceof JedisException ? translate(operation, e) : e;
             }
+            giveBack(jedis);
+            return result;
+        }
+    }
+
+    /**
+     * Returns a connection to the pool, which destroys it if it is broken — and may try to open a
+     * replacement at once, which fails the same way while the server is down. That failure says
+     * nothing about the operation (already decided) and must not replace its outcome.
+     */
+    private static void giveBack(Jedis jedis) {
+        try {
+            jedis.close();
+        } catch (JedisException e) {
+            // The connection is gone either way; the next borrow finds out about the server.
         }
     }
 
@@ -427,47 +434,34 @@ public final class RedisNode implements AutoCloseable {
 
     // ---- error mapping --------------------------------------------------------------------
 
+    /**
+     * Maps a failure to the contract's exceptions, by its {@link RedisFailure} kind: no definite
+     * answer is a {@link BackendUnavailableException}; a server's refusal a {@link LockException};
+     * a closed node an {@link IllegalStateException}. Names the endpoint, never the password.
+     */
     RuntimeException translate(String operation, RuntimeException e) {
         Throwable cause = mentionsPassword(e) ? null : e;
         String detail = endpoint.redact(describe(e));
-        if (e instanceof JedisConnectionException) {
-            return new BackendUnavailableException(endpoint.endpoint(), "Redis at " + endpoint + " did not answer ("
-                    + operation + "; connect timeout " + connectTimeout.toMillis() + " ms, operation timeout "
-                    + operationTimeout.toMillis() + " ms): " + detail, cause);
-        }
-        if (rootCause(e) instanceof NoSuchElementException) {
-            return new BackendUnavailableException(endpoint.endpoint(), "no connection to Redis at " + endpoint
-                    + " became free within " + operationTimeout.toMillis() + " ms (" + operation
+        return switch (RedisFailure.of(e)) {
+            case TIMEOUT, CONNECTION_LOST, UNEXPECTED -> new BackendUnavailableException(endpoint.endpoint(), "Redis at "
+                    + endpoint + " did not answer (" + operation + "; connect timeout " + connectTimeout.toMillis()
+                    + " ms, operation timeout " + operationTimeout.toMillis() + " ms): " + detail, cause);
+            case POOL_EXHAUSTED -> new BackendUnavailableException(endpoint.endpoint(), "no connection to Redis at "
+                    + endpoint + " became free within " + operationTimeout.toMillis() + " ms (" + operation
                     + "; raise the URI option poolSize)", cause);
-        }
-        if (isAuthFailure(e) && endpoint.password() == null) {
-            return new LockException("Redis at " + endpoint + " requires a password (" + operation
-                    + "); put it in the URI: redis://[user]:password@" + endpoint + ": " + detail, cause);
-        }
-        if (isAuthFailure(e)) {
-            return new LockException("Redis at " + endpoint + " refused the credentials"
+            case SERVER_UNAVAILABLE -> new BackendUnavailableException(endpoint.endpoint(), "Redis at " + endpoint
+                    + " is not serving now (" + operation + "): " + detail, cause);
+            case CREDENTIALS_REFUSED -> endpoint.password() == null
+                    ? new LockException("Redis at " + endpoint + " requires a password (" + operation
+                    + "); put it in the URI: redis://[user]:password@" + endpoint + ": " + detail, cause)
+                    : new LockException("Redis at " + endpoint + " refused the credentials"
                     + (endpoint.user() != null ? " of user '" + endpoint.user() + "'" : "") + " (" + operation + "): "
                     + detail, cause);
-        }
-        if (e instanceof IllegalStateException) {
-            return new IllegalStateException("the Redis connection to " + endpoint + " is closed (" + operation + ")", cause);
-        }
-        return new LockException("Redis at " + endpoint + " failed to " + operation + ": " + detail, cause);
-    }
-
-    private static boolean isAuthFailure(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            String message = String.valueOf(t.getMessage());
-            if (t instanceof JedisAccessControlException || message.startsWith("WRONGPASS")
-                    || message.startsWith("NOAUTH") || message.contains("invalid password")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    static boolean isTimeout(Throwable e) {
-        return rootCause(e) instanceof SocketTimeoutException;
+            case CLOSED -> new IllegalStateException("the Redis connection to " + endpoint + " is closed (" + operation + ")",
+                    cause);
+            case NO_SCRIPT, SERVER_ERROR -> new LockException("Redis at " + endpoint + " failed to " + operation + ": "
+                    + detail, cause);
+        };
     }
 
     private static Throwable rootCause(Throwable e) {

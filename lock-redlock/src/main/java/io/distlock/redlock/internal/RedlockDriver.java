@@ -8,6 +8,7 @@ import io.distlock.redis.internal.PendingReply;
 import io.distlock.redis.internal.PendingReply.CommandCall;
 import io.distlock.redis.internal.PendingReply.ScriptCall;
 import io.distlock.redis.internal.RedisEndpoint;
+import io.distlock.redis.internal.RedisFailure;
 import io.distlock.redis.internal.RedisNode;
 import io.distlock.redis.internal.RedisScript;
 import io.distlock.spi.Attempt;
@@ -110,13 +111,13 @@ public final class RedlockDriver implements LockDriver {
             try {
                 PendingReply.Replies replies = pending.get(i).await(deadlineNanos);
                 nodes.get(i).learn(replies.serverInfo(), System.nanoTime());
-                answers.add(new FanOut.Answer(nodes.get(i), replies, null, true));
+                answers.add(FanOut.Answer.replied(nodes.get(i), replies, true));
                 if (replies.serverInfo().isPresent()) {
                     infos.add(replies.serverInfo().get());
                     described.add(nodes.get(i));
                 }
             } catch (BackendUnavailableException e) {
-                answers.add(new FanOut.Answer(nodes.get(i), null, e, false));
+                answers.add(FanOut.Answer.failed(nodes.get(i), e, pending.get(i).failure().orElse(RedisFailure.UNEXPECTED)));
             }
         }
         long answered = answers.stream().filter(FanOut.Answer::answered).count();
