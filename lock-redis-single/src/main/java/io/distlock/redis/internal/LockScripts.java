@@ -19,7 +19,7 @@ public final class LockScripts {
      * once something has failed. A fence that cannot be incremented undoes the {@code SET} before
      * the error is returned: a grant nobody knows of would stay held until it expired. A request
      * whose token already holds the lock (its earlier reply was lost) is granted again, with a new
-     * fence.
+     * fence; its expiry only ever moves later ({@code GT}), as with {@link #EXTEND}.
      */
     public static final RedisScript ACQUIRE = new RedisScript("acquire", String.join("\n",
             "local granted = redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2])",
@@ -43,20 +43,32 @@ public final class LockScripts {
             "if redis.call('GET', KEYS[1]) == ARGV[1] then",
             "  local ok, value = pcall(redis.call, 'INCR', KEYS[2])",
             "  if not ok then return fenceError() end",
-            "  redis.call('PEXPIRE', KEYS[1], ARGV[2])",
+            "  redis.call('PEXPIRE', KEYS[1], ARGV[2], 'GT')",
             "  return {1, value}",
             "end",
             "return {0, redis.call('PTTL', KEYS[1])}"));
 
     /**
-     * Compare-and-extend. KEYS: lock key. ARGV: owner token, lease time in ms.
-     * Replies 1 if the token still held the lock and its expiry was set, else 0 (also when the key
-     * holds another type: {@code redis.pcall} turns {@code GET}'s WRONGTYPE into a value that
-     * equals no token, so no separate {@code TYPE} command is paid on every renewal).
+     * Compare-and-extend, monotone. KEYS: lock key. ARGV: owner token, lease time in ms.
+     * Replies 1 if the token holds the lock — its expiry is then at least the lease time from now:
+     * set to it, or left where it was if that is later ({@code PEXPIRE ... GT}, Redis 7.0+) — else
+     * 0 (also when the key holds another type: {@code redis.pcall} turns {@code GET}'s WRONGTYPE
+     * into a value that equals no token, so no separate {@code TYPE} command is paid on every
+     * renewal).
+     *
+     * <p>Why never earlier: an extension whose reply was lost can still reach the server late, on
+     * a connection the client gave up, after a newer extension was confirmed. Were it applied, the
+     * key would die before the validity the newer reply let the engine promise, and another client
+     * could take the lock from a holder that still counts itself valid. With {@code GT} the late
+     * one changes nothing. The price: asking for a shorter lease than the key has left shortens
+     * only what the engine promises (it counts from the request's own lease time), not the key;
+     * the lock is then held on the server longer than promised, which costs contenders time, never
+     * safety, and a release ends it at once.
      */
     public static final RedisScript EXTEND = new RedisScript("extend", String.join("\n",
             "if redis.pcall('GET', KEYS[1]) == ARGV[1] then",
-            "  return redis.call('PEXPIRE', KEYS[1], ARGV[2])",
+            "  redis.call('PEXPIRE', KEYS[1], ARGV[2], 'GT')",
+            "  return 1",
             "end",
             "return 0"));
 
