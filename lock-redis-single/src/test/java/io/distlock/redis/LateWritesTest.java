@@ -80,4 +80,24 @@ class LateWritesTest {
                 .isGreaterThanOrEqualTo(lease.remaining());
         assertThat(lease.isValid()).isTrue();
     }
+
+    @Test
+    void anAcquireWhoseWriteLandsAfterItsCleanupLeavesNothingHeld() {
+        client.lock("late-acquire").tryAcquire(Duration.ofSeconds(30)).orElseThrow().release(); // a pooled connection
+        holdOpenConnections();
+        long scripts = scriptsRun();
+        // The acquire's write is held; its outcome is unknown, so the engine cleans up by owner token
+        // at once, on a fresh connection: nothing is there yet, and the cleanup is confirmed.
+        assertThatThrownBy(() -> client.lock("late-acquire").tryAcquire(Duration.ofSeconds(30)))
+                .isInstanceOf(BackendUnavailableException.class);
+        await().atMost(Duration.ofSeconds(5)).until(() -> scriptsRun() >= scripts + 1);
+
+        proxy.heal(); // now the acquire's write lands, after its cleanup
+        await().atMost(Duration.ofSeconds(5)).until(() -> scriptsRun() >= scripts + 2);
+
+        assertThat(redis.call("EXISTS", "distlock:{late-acquire}")).as("nothing held by the late write").isEqualTo(0L);
+        try (LockClient other = Locks.connect(redis.uri())) {
+            assertThat(other.lock("late-acquire").tryAcquire(Duration.ofSeconds(30))).as("free at once").isPresent();
+        }
+    }
 }

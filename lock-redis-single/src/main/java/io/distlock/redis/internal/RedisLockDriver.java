@@ -70,12 +70,22 @@ public final class RedisLockDriver implements LockDriver {
 
     /**
      * A busy attempt wrote nothing, so only an attempt whose reply was lost can have left the lock
-     * held by this request's token: then compare-and-delete by that token.
+     * held by this request's token — or may still do so: its write can be on its way (held in the
+     * network, on a connection the client gave up) and land after this call. So after an unknown
+     * outcome this deletes what the token holds and leaves a marker that the acquire script checks
+     * ({@link LockScripts#ABANDON}): a late write of the request then takes nothing.
+     *
+     * <p>The marker lives the request's lease time plus the operation timeout from now — the same
+     * horizon as the engine's cleanup, which stops caring about a write once its lease time has
+     * passed since it was sent (plus a write still in flight). A write delayed even longer than that
+     * holds the lock at most one lease time, as a crashed client's would. Markers exist only after
+     * unknown outcomes, so a server that answers costs one {@code EXISTS} per acquire and no memory.
      */
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
         if (outcomeUnknown) {
-            node.release(request.name(), request.ownerToken());
+            node.abandon(request.name(), request.ownerToken(),
+                    millis(request.leaseTime()) + node.operationTimeout().toMillis());
         }
     }
 

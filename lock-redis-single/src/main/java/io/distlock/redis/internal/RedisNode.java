@@ -231,6 +231,11 @@ public final class RedisNode implements AutoCloseable {
         return millis(operationTimeout);
     }
 
+    /** @return the bound on each reply */
+    public Duration operationTimeout() {
+        return operationTimeout;
+    }
+
     /** @return the server this node talks to */
     public RedisEndpoint endpoint() {
         return endpoint;
@@ -247,7 +252,7 @@ public final class RedisNode implements AutoCloseable {
      */
     public Acquired tryAcquire(String name, String ownerToken, long leaseMillis) {
         Object reply = withConnection("acquire '" + name + "'", jedis -> LockScripts.ACQUIRE.eval(jedis,
-                List.of(LockScripts.lockKey(name), LockScripts.fenceKey(name)),
+                List.of(LockScripts.lockKey(name), LockScripts.fenceKey(name), LockScripts.abandonedKey(name, ownerToken)),
                 List.of(ownerToken, Long.toString(leaseMillis))));
         List<?> values = (List<?>) reply;
         long value = (Long) values.get(1);
@@ -335,6 +340,22 @@ public final class RedisNode implements AutoCloseable {
     public boolean release(String name, String ownerToken) {
         return withConnection("release '" + name + "'", jedis -> one(LockScripts.RELEASE.eval(jedis,
                 List.of(LockScripts.lockKey(name)), List.of(ownerToken, LockScripts.releaseChannel(name)))));
+    }
+
+    /**
+     * Withdraws a request whose outcome is unknown: deletes the lock if {@code ownerToken} holds
+     * it (announcing the release), and leaves a marker for {@code markerMillis} that makes a write
+     * of the request arriving after this call take nothing ({@link LockScripts#ABANDON}).
+     *
+     * @param name         the lock name
+     * @param ownerToken   the withdrawn request's owner token
+     * @param markerMillis how long a late write of the request is refused, in ms, positive
+     * @return true if this call deleted the lock
+     */
+    public boolean abandon(String name, String ownerToken, long markerMillis) {
+        return withConnection("clean up after an acquire of '" + name + "'", jedis -> one(LockScripts.ABANDON.eval(jedis,
+                List.of(LockScripts.lockKey(name), LockScripts.abandonedKey(name, ownerToken)),
+                List.of(ownerToken, Long.toString(markerMillis), LockScripts.releaseChannel(name)))));
     }
 
     /**

@@ -91,6 +91,14 @@ class RedisNodeTest {
         driver.abandon(request, true);
         assertThat(redis.call("EXISTS", "distlock:{abandoned}")).isEqualTo(0L);
         driver.abandon(request("never-written", "x"), true); // nothing there: no error
+
+        // A write of the withdrawn request that arrives now (late) takes nothing; others still can.
+        assertThat(driver.tryAcquire(request).isGranted()).as("the withdrawn request, late").isFalse();
+        assertThat(redis.call("EXISTS", "distlock:{abandoned}")).isEqualTo(0L);
+        long markerTtl = (Long) redis.call("PTTL", "distlock:{abandoned}:abandoned:lost-reply");
+        assertThat(markerTtl).as("the marker lives the lease time plus the operation timeout, no longer")
+                .isBetween(LEASE.toMillis(), LEASE.toMillis() + 2_000);
+        assertThat(driver.tryAcquire(request("abandoned", "next")).isGranted()).isTrue();
     }
 
     @Test
