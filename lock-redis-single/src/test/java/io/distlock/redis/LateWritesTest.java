@@ -100,4 +100,21 @@ class LateWritesTest {
             assertThat(other.lock("late-acquire").tryAcquire(Duration.ofSeconds(30))).as("free at once").isPresent();
         }
     }
+
+    @Test
+    void anEarlierAttemptLandingAfterTheLeaseWasReleasedTakesNothing() throws InterruptedException {
+        client.lock("late-retry").tryAcquire(Duration.ofSeconds(30)).orElseThrow().release(); // a pooled connection
+        holdOpenConnections();
+        long scripts = scriptsRun();
+        // A waiting acquire: its first attempt is held, the outcome unknown; the engine retries the
+        // same request on a fresh connection and is granted.
+        Lease lease = client.lock("late-retry").tryAcquire(Duration.ofSeconds(30), Duration.ofSeconds(5)).orElseThrow();
+        lease.release();
+        await().atMost(Duration.ofSeconds(5)).until(() -> scriptsRun() >= scripts + 2);
+
+        proxy.heal(); // the first attempt lands now, after the lease was released
+        await().atMost(Duration.ofSeconds(5)).until(() -> scriptsRun() >= scripts + 3);
+
+        assertThat(redis.call("EXISTS", "distlock:{late-retry}")).as("nothing held by the late attempt").isEqualTo(0L);
+    }
 }
