@@ -199,6 +199,25 @@ class RedisBackendTest {
     }
 
     @Test
+    void closingReleasesAThousandLeasesInOnePipelinedBatch() {
+        // 1000 releases one round trip each would take 10 s through 5 ms of latency each way; close()
+        // allows one operation timeout for all of them.
+        try (io.distlock.tck.fixtures.FaultProxy proxy = io.distlock.tck.fixtures.FaultProxy.start(redis.host(), redis.port())) {
+            LockClient client = Locks.connect(URI.create("redis://" + proxy.endpoint()),
+                    LockOptions.builder().operationTimeout(Duration.ofSeconds(1)).build());
+            for (int i = 0; i < 1000; i++) {
+                client.lock("batch-" + i).tryAcquire(LEASE).orElseThrow();
+            }
+            assertThat(redis.call("DBSIZE")).isEqualTo(2000L); // each lock and its fence
+            proxy.latency(Duration.ofMillis(5));
+            long start = System.nanoTime();
+            client.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+            assertThat(redis.call("DBSIZE")).as("only the fences are left").isEqualTo(1000L);
+        }
+    }
+
+    @Test
     void aWrongPasswordIsAClearErrorWithoutThePassword() {
         try (RedisServer secured = RedisServer.builder().password("right-" + SECRET).start()) {
             String wrong = "redis://default:" + SECRET + "@" + secured.endpoint();

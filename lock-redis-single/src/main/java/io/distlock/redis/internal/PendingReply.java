@@ -274,15 +274,8 @@ public final class PendingReply {
                 values.add(e); // read on: every reply must be taken off the connection
             }
         }
-        for (int i : noScript) {
-            // EVAL runs the call and puts the script back into the server's cache.
-            ScriptCall call = (ScriptCall) calls.get(i); // only a script can be unknown to the server
-            try {
-                connection.sendCommand(Protocol.Command.EVAL, arguments(call.script().source(), call));
-                values.set(i, connection.getOne());
-            } catch (JedisDataException e) {
-                values.set(i, e);
-            }
+        if (!noScript.isEmpty()) {
+            resendUnknownScripts(noScript, values);
         }
         for (int i = 0; i < values.size(); i++) {
             if (values.get(i) instanceof JedisDataException e) {
@@ -302,6 +295,33 @@ public final class PendingReply {
      */
     public Optional<RedisFailure> failure() {
         return java.util.Optional.ofNullable(failureKind);
+    }
+
+    /**
+     * The server lost the scripts of the calls at {@code indexes} (restarted, flushed): sends them
+     * again in one pipeline, each script's first call as {@code EVAL} — which runs it and puts it
+     * back into the server's cache — and the rest as {@code EVALSHA}, which the server runs after
+     * that {@code EVAL}. A batch of 10,000 renewals costs one more round trip, not 10,000.
+     */
+    private void resendUnknownScripts(List<Integer> indexes, List<Object> values) {
+        List<RedisScript> reloaded = new ArrayList<>(1);
+        for (int i : indexes) {
+            ScriptCall call = (ScriptCall) calls.get(i); // only a script can be unknown to the server
+            if (reloaded.contains(call.script())) {
+                connection.sendCommand(batch.encoded[i]);
+            } else {
+                connection.sendCommand(Protocol.Command.EVAL, arguments(call.script().source(), call));
+                reloaded.add(call.script());
+            }
+        }
+        connection.flushNow();
+        for (int i : indexes) {
+            try {
+                values.set(i, connection.getOne());
+            } catch (JedisDataException e) {
+                values.set(i, e); // read on: every reply must be taken off the connection
+            }
+        }
     }
 
     private void discardConnection() {

@@ -101,6 +101,33 @@ public final class RedisLockDriver implements LockDriver {
         }
     }
 
+    /**
+     * Every release in pipelined batches on one connection ({@link RedisNode#runAll}): closing a
+     * client with 10,000 leases costs a few round trips, not 10,000. Confirmed all at once: if a
+     * batch gets no answer, every grant is reported unconfirmed (the engine retries; releasing
+     * twice is harmless).
+     */
+    @Override
+    public List<Grant> releaseAll(List<Grant> grants) {
+        if (grants.isEmpty()) {
+            return List.of();
+        }
+        List<PendingReply.ScriptCall> calls = new ArrayList<>(grants.size());
+        for (Grant grant : grants) {
+            LockRequest request = grant.request();
+            calls.add(lateWrites.mayLand(request.ownerToken())
+                    ? RedisNode.abandonCall(request.name(), request.ownerToken(), lateWrites.markerMillis(millis(request.leaseTime())))
+                    : RedisNode.releaseCall(request.name(), request.ownerToken()));
+        }
+        try {
+            node.runAll("release " + grants.size() + " leases", calls);
+        } catch (BackendUnavailableException e) {
+            return List.copyOf(grants);
+        }
+        grants.forEach(grant -> lateWrites.settled(grant.ownerToken()));
+        return List.of();
+    }
+
     private boolean withdraw(LockRequest request) {
         boolean deleted = node.abandon(request.name(), request.ownerToken(),
                 lateWrites.markerMillis(millis(request.leaseTime())));

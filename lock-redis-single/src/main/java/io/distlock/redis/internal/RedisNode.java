@@ -6,7 +6,6 @@ import io.distlock.spi.Watch;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
@@ -20,9 +19,6 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.Pipeline;
-import redis.clients.jedis.Response;
-import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -191,15 +187,28 @@ public final class RedisNode implements AutoCloseable {
         return connection != null ? connection : (FlushableConnection) pool.getResource();
     }
 
-    /** Takes back a healthy connection whose replies were all read: kept hot if that place is free, else pooled. */
+    /**
+     * Takes back a connection whose replies were all read: kept hot if healthy and that place is
+     * free, else returned to the pool (which destroys a broken one). Never throws: returning a
+     * broken connection makes the pool open a replacement at once, which fails the same way while
+     * the server is down — a failure that says nothing about the operation, already decided.
+     */
     void giveBack(FlushableConnection connection) {
-        if (!closed && hot.compareAndSet(null, connection)) {
+        if (!connection.isBroken() && !closed && hot.compareAndSet(null, connection)) {
             if (closed && hot.compareAndSet(connection, null)) {
-                connection.close(); // close() ran meanwhile and did not see it: the pool, closed, destroys it
+                returnToPool(connection); // close() ran meanwhile and did not see it: the pool, closed, destroys it
             }
             return;
         }
-        connection.close(); // back to the pool
+        returnToPool(connection);
+    }
+
+    private static void returnToPool(FlushableConnection connection) {
+        try {
+            connection.close();
+        } catch (JedisException e) {
+            // The connection is gone either way; the next borrow finds out about the server.
+        }
     }
 
     /** Drops every idle connection: after one was found broken, the others (same server restart) are too. */
@@ -214,11 +223,7 @@ public final class RedisNode implements AutoCloseable {
         FlushableConnection connection = hot.getAndSet(null);
         if (connection != null) {
             connection.setBroken(); // destroyed, not pooled
-            try {
-                connection.close();
-            } catch (JedisException e) {
-                // Gone either way.
-            }
+            returnToPool(connection);
         }
     }
 
@@ -268,8 +273,18 @@ public final class RedisNode implements AutoCloseable {
      * @return true if extended
      */
     public boolean extend(String name, String ownerToken, long leaseMillis) {
-        return withConnection("extend '" + name + "'", jedis -> one(LockScripts.EXTEND.eval(jedis,
-                List.of(LockScripts.lockKey(name)), List.of(ownerToken, Long.toString(leaseMillis)))));
+        return one(run("extend '" + name + "'", extendCall(name, ownerToken, leaseMillis)));
+    }
+
+    /**
+     * @param name        the lock name
+     * @param ownerToken  the owner token
+     * @param leaseMillis the new lease time in ms, positive
+     * @return the compare-and-extend of {@link #extend}, as a call for a pipeline or a fan-out
+     */
+    public static PendingReply.ScriptCall extendCall(String name, String ownerToken, long leaseMillis) {
+        return new PendingReply.ScriptCall(LockScripts.EXTEND, List.of(LockScripts.lockKey(name)),
+                List.of(ownerToken, Long.toString(leaseMillis)));
     }
 
     /**
@@ -280,53 +295,39 @@ public final class RedisNode implements AutoCloseable {
      * @return one result per extension, in order
      */
     public List<Boolean> extendAll(List<Extension> extensions) {
-        if (extensions.isEmpty()) {
-            return List.of();
+        List<PendingReply.ScriptCall> calls = new ArrayList<>(extensions.size());
+        for (Extension e : extensions) {
+            calls.add(extendCall(e.name(), e.ownerToken(), e.leaseMillis()));
         }
-        return withConnection("renew " + extensions.size() + " leases", jedis -> {
-            Boolean[] results = new Boolean[extensions.size()];
-            List<Integer> pending = new ArrayList<>(extensions.size());
-            for (int i = 0; i < extensions.size(); i++) {
-                pending.add(i);
-            }
-            for (int round = 0; !pending.isEmpty(); round++) {
-                if (round == 1) {
-                    LockScripts.EXTEND.load(jedis);
-                } else if (round > 1) {
-                    throw new LockException("Redis at " + endpoint + " answers NOSCRIPT right after SCRIPT LOAD");
-                }
-                List<Integer> noScript = new ArrayList<>();
-                for (int from = 0; from < pending.size(); from += PIPELINE_CHUNK) {
-                    List<Integer> chunk = pending.subList(from, Math.min(pending.size(), from + PIPELINE_CHUNK));
-                    extendChunk(jedis, extensions, chunk, results, noScript);
-                }
-                pending = noScript;
-            }
-            return Arrays.asList(results);
-        });
+        List<Boolean> results = new ArrayList<>(calls.size());
+        for (Object reply : runAll("renew " + extensions.size() + " leases", calls)) {
+            results.add(one(reply));
+        }
+        return results;
     }
 
-    private static void extendChunk(Jedis jedis, List<Extension> extensions, List<Integer> indexes,
-                                    Boolean[] results, List<Integer> noScript) {
-        List<Response<Object>> replies = new ArrayList<>(indexes.size());
-        try (Pipeline pipeline = jedis.pipelined()) {
-            for (int i : indexes) {
-                Extension e = extensions.get(i);
-                replies.add(pipeline.evalsha(LockScripts.EXTEND.sha1(), List.of(LockScripts.lockKey(e.name())),
-                        List.of(e.ownerToken(), Long.toString(e.leaseMillis()))));
+    /**
+     * Runs many scripts pipelined: one round trip per {@value #PIPELINE_CHUNK} calls, each chunk
+     * bounded by the operation timeout. A server that lost the scripts gets them again in the same
+     * way, pipelined ({@link PendingReply}), never one round trip per call.
+     *
+     * @param operation what is being done, for messages (no secrets)
+     * @param calls     the scripts to run, in order
+     * @return one reply per call, in order
+     * @throws BackendUnavailableException if a chunk got no answer in time (the calls of the chunks
+     *                                     before it have run; those after it were not sent)
+     * @throws LockException               if the server answered a call with an error
+     */
+    public List<Object> runAll(String operation, List<? extends PendingReply.Call> calls) {
+        List<Object> replies = new ArrayList<>(calls.size());
+        for (int from = 0; from < calls.size(); from += PIPELINE_CHUNK) {
+            List<? extends PendingReply.Call> chunk = calls.subList(from, Math.min(calls.size(), from + PIPELINE_CHUNK));
+            PendingReply.Replies answered = send(operation, false, chunk).await(System.nanoTime() + operationTimeout.toNanos());
+            for (int i = 0; i < chunk.size(); i++) {
+                replies.add(answered.value(i));
             }
-            pipeline.sync();
         }
-        for (int k = 0; k < indexes.size(); k++) {
-            try {
-                results[indexes.get(k)] = one(replies.get(k).get());
-            } catch (JedisDataException e) {
-                if (RedisFailure.of(e) != RedisFailure.NO_SCRIPT) {
-                    throw e;
-                }
-                noScript.add(indexes.get(k));
-            }
-        }
+        return replies;
     }
 
     /**
@@ -338,8 +339,17 @@ public final class RedisNode implements AutoCloseable {
      * @return true if this call deleted it
      */
     public boolean release(String name, String ownerToken) {
-        return withConnection("release '" + name + "'", jedis -> one(LockScripts.RELEASE.eval(jedis,
-                List.of(LockScripts.lockKey(name)), List.of(ownerToken, LockScripts.releaseChannel(name)))));
+        return one(run("release '" + name + "'", releaseCall(name, ownerToken)));
+    }
+
+    /**
+     * @param name       the lock name
+     * @param ownerToken the owner token
+     * @return the compare-and-delete of {@link #release}, as a call for a pipeline
+     */
+    public static PendingReply.ScriptCall releaseCall(String name, String ownerToken) {
+        return new PendingReply.ScriptCall(LockScripts.RELEASE, List.of(LockScripts.lockKey(name)),
+                List.of(ownerToken, LockScripts.releaseChannel(name)));
     }
 
     /**
@@ -353,9 +363,24 @@ public final class RedisNode implements AutoCloseable {
      * @return true if this call deleted the lock
      */
     public boolean abandon(String name, String ownerToken, long markerMillis) {
-        return withConnection("clean up after an acquire of '" + name + "'", jedis -> one(LockScripts.ABANDON.eval(jedis,
+        return one(run("clean up after an acquire of '" + name + "'", abandonCall(name, ownerToken, markerMillis)));
+    }
+
+    /**
+     * @param name         the lock name
+     * @param ownerToken   the withdrawn request's owner token
+     * @param markerMillis how long a late write of the request is refused, in ms, positive
+     * @return the withdrawal of {@link #abandon}, as a call for a pipeline
+     */
+    public static PendingReply.ScriptCall abandonCall(String name, String ownerToken, long markerMillis) {
+        return new PendingReply.ScriptCall(LockScripts.ABANDON,
                 List.of(LockScripts.lockKey(name), LockScripts.abandonedKey(name, ownerToken)),
-                List.of(ownerToken, Long.toString(markerMillis), LockScripts.releaseChannel(name)))));
+                List.of(ownerToken, Long.toString(markerMillis), LockScripts.releaseChannel(name)));
+    }
+
+    /** One script on a pooled connection (see {@link #withConnection}). */
+    private Object run(String operation, PendingReply.ScriptCall call) {
+        return withConnection(operation, jedis -> call.script().eval(jedis, call.keys(), call.args()));
     }
 
     /**
@@ -390,43 +415,28 @@ public final class RedisNode implements AutoCloseable {
      */
     public <T> T withConnection(String operation, Function<Jedis, T> action) {
         for (boolean retried = false; ; retried = true) {
-            checkOpen();
             FlushableConnection connection;
             try {
-                connection = (FlushableConnection) pool.getResource();
+                connection = borrow(); // the hot connection the batches use too, else a pooled one
             } catch (JedisException | IllegalStateException e) {
                 throw translate(operation, e);
             }
-            Jedis jedis = connection.facade();
             T result;
             try {
-                result = action.apply(jedis);
+                result = action.apply(connection.facade());
             } catch (RuntimeException e) {
                 connection.dropFacade();
-                giveBack(jedis);
+                giveBack(connection);
                 RedisFailure failure = RedisFailure.of(e);
                 if (failure == RedisFailure.CONNECTION_LOST && !retried && !closed) {
                     // A pooled connection was dead (the server restarted): its idle siblings are too.
-                    pool.clear();
+                    clearIdle();
                     continue;
                 }
                 throw e instanceof JedisException ? translate(operation, e) : e;
             }
-            giveBack(jedis);
+            giveBack(connection);
             return result;
-        }
-    }
-
-    /**
-     * Returns a connection to the pool, which destroys it if it is broken — and may try to open a
-     * replacement at once, which fails the same way while the server is down. That failure says
-     * nothing about the operation (already decided) and must not replace its outcome.
-     */
-    private static void giveBack(Jedis jedis) {
-        try {
-            jedis.close();
-        } catch (JedisException e) {
-            // The connection is gone either way; the next borrow finds out about the server.
         }
     }
 

@@ -123,8 +123,9 @@ class RedisNodeTest {
             renewals.add(new Renewal(i % 10 == 0 ? new Grant(request("bulk-" + i, "intruder"), OptionalLong.empty(), null)
                     : grant, Duration.ofSeconds(90)));
         }
-        redis.call("SCRIPT", "FLUSH"); // the batch meets NOSCRIPT: one SCRIPT LOAD, one re-sent batch
-        long loadsBefore = commandCalls("script|load");
+        driver.extendAll(renewals.subList(1, 2)); // the batch's connection has sent the script
+        redis.call("SCRIPT", "FLUSH"); // the batch meets NOSCRIPT: re-sent in one pipeline
+        long evalBefore = commandCalls("eval");
         long evalshaBefore = commandCalls("evalsha");
 
         List<ExtendOutcome> results = driver.extendAll(renewals);
@@ -135,9 +136,25 @@ class RedisNodeTest {
             long pttl = (Long) redis.call("PTTL", "distlock:{bulk-" + i + "}");
             assertThat(pttl).as("lease %d", i).isBetween(i % 10 == 0 ? 0L : 60_001L, i % 10 == 0 ? 30_000L : 90_000L);
         }
-        assertThat(commandCalls("script|load") - loadsBefore).isEqualTo(1);
-        assertThat(commandCalls("evalsha") - evalshaBefore).isEqualTo(2000);
+        // 1000 EVALSHA answered NOSCRIPT, then one EVAL (which reloads the script) and 999 EVALSHA
+        // in one more round trip: never one round trip per lease.
+        assertThat(commandCalls("eval") - evalBefore).isEqualTo(1);
+        assertThat(commandCalls("evalsha") - evalshaBefore).isEqualTo(1999);
         assertThat(driver.extendAll(List.of())).isEmpty();
+    }
+
+    @Test
+    void batchesAndSingleCallsShareTheConnectionsOfAPoolOfOne() {
+        RedisNode single = RedisNode.connect(RedisEndpoint.parse(URI.create(redis.uri()), RedisEndpoint.OPTIONS),
+                Duration.ofSeconds(1), Duration.ofSeconds(1), 1);
+        try (RedisLockDriver one = new RedisLockDriver(single)) {
+            Grant grant = one.tryAcquire(request("pool-of-one", "t")).grant();
+            assertThat(one.extendAll(List.of(new Renewal(grant, LEASE)))).containsExactly(ExtendOutcome.extended());
+            // The batch's connection went back where the next single call finds it.
+            assertThat(one.extend(grant, LEASE).isExtended()).isTrue();
+            assertThat(one.releaseAll(List.of(grant))).isEmpty();
+            assertThat(one.tryAcquire(request("pool-of-one", "u")).isGranted()).isTrue();
+        }
     }
 
     @Test

@@ -237,8 +237,7 @@ public final class RedlockDriver implements LockDriver {
         List<ScriptCall> calls = new ArrayList<>(renewals.size());
         for (Renewal renewal : renewals) {
             settings.checkLeaseTime(renewal.leaseTime());
-            calls.add(new ScriptCall(LockScripts.EXTEND, List.of(LockScripts.lockKey(renewal.grant().name())),
-                    List.of(renewal.grant().ownerToken(), Long.toString(millis(renewal.leaseTime())))));
+            calls.add(RedisNode.extendCall(renewal.grant().name(), renewal.grant().ownerToken(), millis(renewal.leaseTime())));
         }
         long start = System.nanoTime();
         String operation = renewals.size() == 1 ? "extend '" + renewals.get(0).grant().name() + "'"
