@@ -126,6 +126,29 @@ class RedisBackendTest {
     }
 
     @Test
+    void aSlowSubscriberConnectionDoesNotStretchTheCallersMaxWait() throws Exception {
+        try (io.distlock.tck.fixtures.FaultProxy proxy = io.distlock.tck.fixtures.FaultProxy.start(redis.host(), redis.port());
+             LockClient holder = Locks.connect(redis.uri());
+             LockClient waiter = Locks.connect("redis://" + proxy.endpoint())) {
+            holder.lock("held-a").tryAcquire(LEASE).orElseThrow();
+            holder.lock("held-b").tryAcquire(LEASE).orElseThrow();
+            java.util.Set<Integer> before = new java.util.HashSet<>();
+            proxy.connections().forEach(c -> before.add(c.number()));
+            assertThat(waiter.lock("held-a").tryAcquire(LEASE, Duration.ofMillis(200))).isEmpty(); // starts the subscriber
+            await().atMost(5, SECONDS).until(() -> subscribers("distlock:subscriber") == 1L);
+            List<io.distlock.tck.fixtures.FaultProxy.Connection> opened = proxy.connections().stream()
+                    .filter(c -> !before.contains(c.number())).toList();
+            assertThat(opened).as("the subscriber's connection").hasSize(1);
+            opened.get(0).latency(Duration.ofSeconds(1)); // its SUBSCRIBE confirmations now take 2 s
+
+            long start = System.nanoTime();
+            assertThat(waiter.lock("held-b").tryAcquire(LEASE, Duration.ofMillis(200))).isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("maxWait 200 ms, whatever the subscriber does")
+                    .isLessThan(Duration.ofMillis(200 + 300));
+        }
+    }
+
+    @Test
     void aKilledServerEndsAnAutoRenewedLeaseThroughLost() throws Exception {
         LockOptions quick = LockOptions.builder().connectTimeout(Duration.ofMillis(500))
                 .operationTimeout(Duration.ofMillis(500)).build();

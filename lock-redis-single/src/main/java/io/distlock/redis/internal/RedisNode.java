@@ -386,7 +386,8 @@ public final class RedisNode implements AutoCloseable {
     /**
      * Calls {@code onChange} whenever the lock is released through {@link #release}, and once after
      * the notification connection recovers from a drop. Shares one subscriber connection and thread
-     * per node, started on first use; returns once the server confirmed the subscription.
+     * per node, started on first use. Returns at once; the watch's {@link Watch#active()} completes
+     * when the server has confirmed the subscription (exceptionally if the connection is down).
      *
      * @param name     the lock name
      * @param onChange cheap, non-blocking listener

@@ -11,6 +11,7 @@ import io.distlock.spi.Grant;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
 import io.distlock.spi.Watch;
+import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.RedisServer;
 
 import java.net.URI;
@@ -164,6 +165,9 @@ class RedisNodeTest {
         for (int i = 0; i < 50; i++) {
             watches.add(driver.watch("watched-" + (i % 10), wakes::incrementAndGet));
         }
+        for (Watch watch : watches) {
+            assertThat(watch.active()).succeedsWithin(Duration.ofSeconds(5)); // the server confirmed it
+        }
         assertThat(subscriberConnections()).isEqualTo(1);
         assertThat(subscribers("distlock:released:{watched-3}")).as("subscribed once per lock").isEqualTo(1L);
 
@@ -178,10 +182,46 @@ class RedisNodeTest {
     }
 
     @Test
+    void aWatchReturnsAtOnceAndIsActiveOnTheServersConfirmation() {
+        try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port());
+             RedisLockDriver slow = new RedisLockDriver(RedisNode.connect(RedisEndpoint.parse(
+                     URI.create("redis://" + proxy.endpoint()), RedisEndpoint.OPTIONS), Duration.ofSeconds(1), Duration.ofSeconds(2), 2))) {
+            proxy.latency(Duration.ofMillis(300)); // a SUBSCRIBE round trip takes 600 ms
+            AtomicInteger wakes = new AtomicInteger();
+            long start = System.nanoTime();
+            Watch watch = slow.watch("confirmed", wakes::incrementAndGet);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("watch() does not wait for the server")
+                    .isLessThan(Duration.ofMillis(200));
+            assertThat(watch.active().toCompletableFuture()).as("not confirmed yet").isNotDone();
+            assertThat(watch.active()).succeedsWithin(Duration.ofSeconds(5));
+            proxy.latency(Duration.ZERO);
+            // Confirmed: a release from now on is heard.
+            driver.release(driver.tryAcquire(request("confirmed", "t")).grant());
+            await().atMost(5, SECONDS).until(() -> wakes.get() == 1);
+            assertThat(slow.watch("confirmed", () -> { }).active().toCompletableFuture())
+                    .as("a channel already confirmed: active at once").isCompleted();
+            watch.close();
+        }
+    }
+
+    @Test
+    void aWatchWhileTheSubscriberIsDownIsNotWaitedFor() {
+        Watch first = driver.watch("down", () -> { });
+        assertThat(first.active()).succeedsWithin(Duration.ofSeconds(5));
+        redis.kill();
+        Watch during = driver.watch("down-too", () -> { });
+        assertThat(during.active()).as("the subscriber cannot confirm it now: the caller must not wait")
+                .failsWithin(Duration.ofSeconds(5));
+        during.close();
+        first.close();
+    }
+
+    @Test
     void aDroppedSubscriberReconnectsResubscribesAndWakesEveryWatcherOnce() {
         AtomicInteger wakes = new AtomicInteger();
         Watch a = driver.watch("reconnect-a", wakes::incrementAndGet);
         Watch b = driver.watch("reconnect-b", wakes::incrementAndGet);
+        assertThat(b.active()).succeedsWithin(Duration.ofSeconds(5));
         redis.kill();
         redis.restart();
         await().atMost(10, SECONDS).until(() -> wakes.get() == 2);
