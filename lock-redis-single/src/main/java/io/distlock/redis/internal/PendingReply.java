@@ -168,6 +168,8 @@ public final class PendingReply {
     private RedisFailure failureKind;
     /** Whether the last {@link #write()} got a connection: false when the connect itself failed. */
     private boolean connected;
+    /** Whether any {@link #write()} got a connection: then the calls may have reached the server. */
+    private boolean carried;
     private boolean awaited;
 
     private PendingReply(RedisNode node, String operation, boolean serverInfo, Batch batch) {
@@ -192,8 +194,9 @@ public final class PendingReply {
     private void write() {
         try {
             connected = false;
-            connection = node.borrow();
+            connection = node.borrowToSend();
             connected = true;
+            carried = true;
             infoAsked = serverInfo && !connection.serverInfoSeen;
             if (infoAsked) {
                 connection.sendCommand(Protocol.Command.INFO);
@@ -210,7 +213,7 @@ public final class PendingReply {
             }
             connection.scriptSent |= !loaded.isEmpty();
             connection.flushNow();
-        } catch (JedisException | IllegalStateException e) {
+        } catch (JedisException | IllegalStateException | RedisFailure.NotConnected e) {
             failure = e;
             discardConnection();
         }
@@ -245,6 +248,7 @@ public final class PendingReply {
             // server process that has restarted since); a timeout or a failed connect is not.
             if (resent || !connected || failureKind != RedisFailure.CONNECTION_LOST || node.isClosed()
                     || System.nanoTime() - deadlineNanos >= 0) {
+                node.failed(failureKind);
                 throw node.translate(operation, failure);
             }
             // A pooled connection was dead (the server restarted): its idle siblings are too.
@@ -287,6 +291,14 @@ public final class PendingReply {
         node.giveBack(connection);
         connection = null;
         return new Replies(values, info);
+    }
+
+    /**
+     * @return true if the calls may have reached the server: a connection carried them (whatever
+     *         happened then); false if none could be had (nothing was sent)
+     */
+    public boolean mayHaveReachedServer() {
+        return carried;
     }
 
     /**

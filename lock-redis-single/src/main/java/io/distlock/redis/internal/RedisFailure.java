@@ -59,8 +59,23 @@ public enum RedisFailure {
     /** This client's node or pool was closed. */
     CLOSED(false),
 
+    /**
+     * Nothing was sent: the node is unreachable for now (its last connect or reply failed) and is
+     * being reconnected in the background ({@link RedisNode#openForFanOut}). Counts as down.
+     */
+    NOT_CONNECTED(true),
+
     /** Anything else Jedis throws (a reply it could not parse): no definite answer either. */
     UNEXPECTED(true);
+
+    /** What a node that is being reconnected answers at once, instead of connecting within a caller's deadline. */
+    static final class NotConnected extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NotConnected(String message) {
+            super(message, null, false, false); // no stack trace: it is an expected state, thrown often
+        }
+    }
 
     private final boolean outcomeUnknown;
 
@@ -81,7 +96,7 @@ public enum RedisFailure {
      *         it), not merely slow: a timeout may pass with the load that caused it
      */
     public boolean down() {
-        return this == CONNECTION_LOST;
+        return this == CONNECTION_LOST || this == NOT_CONNECTED;
     }
 
     /**
@@ -91,6 +106,9 @@ public enum RedisFailure {
      * @return what it means
      */
     public static RedisFailure of(Throwable e) {
+        if (e instanceof NotConnected) {
+            return NOT_CONNECTED;
+        }
         if (e instanceof IllegalStateException) {
             return CLOSED; // our own checkOpen, or commons-pool's "Pool not open"
         }

@@ -74,11 +74,15 @@ public final class RedisNode implements AutoCloseable {
     private final AtomicReference<FlushableConnection> hot = new AtomicReference<>();
     private final Duration connectTimeout;
     private final Duration operationTimeout;
+    /** For a node of a fan-out: whether it is reachable, and its background reconnect; else null. */
+    private final Reconnector reconnector;
     private RedisSubscriber subscriber;
     private volatile boolean closed;
 
-    private RedisNode(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout, int poolSize) {
+    private RedisNode(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout, int poolSize,
+                      boolean fanOut) {
         this.endpoint = endpoint;
+        this.reconnector = fanOut ? new Reconnector(this) : null;
         this.connectTimeout = connectTimeout;
         this.operationTimeout = operationTimeout;
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
@@ -120,7 +124,7 @@ public final class RedisNode implements AutoCloseable {
     public static RedisNode connect(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
                                     int poolSize) {
         Objects.requireNonNull(endpoint, "endpoint");
-        RedisNode node = new RedisNode(endpoint, connectTimeout, operationTimeout, poolSize);
+        RedisNode node = new RedisNode(endpoint, connectTimeout, operationTimeout, poolSize, false);
         try {
             node.withConnection("connect", Jedis::ping);
             return node;
@@ -142,7 +146,25 @@ public final class RedisNode implements AutoCloseable {
      */
     public static RedisNode open(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
                                  int poolSize) {
-        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout, poolSize);
+        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout, poolSize, false);
+    }
+
+    /**
+     * Creates a node of a fan-out (Redlock), without checking the server: its connections are kept
+     * between operations, and once a connect or a reply fails the split form ({@link #send}) sends
+     * nothing to it — failing at once with {@link RedisFailure#NOT_CONNECTED}, no connect inside the
+     * caller's deadline — while a daemon thread reconnects it in the background (see
+     * {@link Reconnector}). The first operation connects.
+     *
+     * @param endpoint         the server
+     * @param connectTimeout   bound on establishing a connection
+     * @param operationTimeout bound on each reply, unless a call gives its own deadline
+     * @param poolSize         most connections held at once
+     * @return the node
+     */
+    public static RedisNode openForFanOut(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
+                                          int poolSize) {
+        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout, poolSize, true);
     }
 
     /**
@@ -185,6 +207,31 @@ public final class RedisNode implements AutoCloseable {
         checkOpen();
         FlushableConnection connection = hot.getAndSet(null);
         return connection != null ? connection : (FlushableConnection) pool.getResource();
+    }
+
+    /**
+     * {@link #borrow()} for the split form: on a node of a fan-out that is being reconnected,
+     * nothing — not even a connect.
+     *
+     * @throws RedisFailure.NotConnected if the node is unreachable for now
+     */
+    FlushableConnection borrowToSend() {
+        if (reconnector != null && !reconnector.reachable()) {
+            checkOpen();
+            throw new RedisFailure.NotConnected("Redis at " + endpoint + " is unreachable since a connect or a reply failed;"
+                    + " it is being reconnected in the background, and nothing was sent to it");
+        }
+        return borrow();
+    }
+
+    /**
+     * The split form's connect or reply failed for good: a node of a fan-out that timed out or
+     * lost its connection is unreachable until it answers a background {@code PING}.
+     */
+    void failed(RedisFailure failure) {
+        if (reconnector != null && (failure == RedisFailure.TIMEOUT || failure == RedisFailure.CONNECTION_LOST) && !closed) {
+            reconnector.unreachable();
+        }
     }
 
     /**
@@ -455,6 +502,9 @@ public final class RedisNode implements AutoCloseable {
         if (s != null) {
             s.close();
         }
+        if (reconnector != null) {
+            reconnector.close();
+        }
         dropHot();
         pool.close();
     }
@@ -478,6 +528,8 @@ public final class RedisNode implements AutoCloseable {
             case TIMEOUT, CONNECTION_LOST, UNEXPECTED -> new BackendUnavailableException(endpoint.endpoint(), "Redis at "
                     + endpoint + " did not answer (" + operation + "; connect timeout " + connectTimeout.toMillis()
                     + " ms, operation timeout " + operationTimeout.toMillis() + " ms): " + detail, cause);
+            case NOT_CONNECTED -> new BackendUnavailableException(endpoint.endpoint(), e.getMessage() + " (" + operation + ")",
+                    null);
             case POOL_EXHAUSTED -> new BackendUnavailableException(endpoint.endpoint(), "no connection to Redis at "
                     + endpoint + " became free within " + operationTimeout.toMillis() + " ms (" + operation
                     + "; raise the URI option poolSize)", cause);

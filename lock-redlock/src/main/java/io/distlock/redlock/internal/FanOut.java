@@ -24,15 +24,19 @@ final class FanOut {
      * @param replies its replies, or null if it failed
      * @param failure why it gave no replies (unreachable, too slow, refused), or null
      * @param kind    what the failure was, by type ({@link RedisFailure}), or null if it answered
+     * @param sent    whether the calls may have reached the node (false: nothing was sent, as to a node
+     *                being reconnected, so nothing of them can be there)
      * @param votes   whether its replies count towards a quorum (see {@link RedlockNode} on restarts)
      */
-    record Answer(RedlockNode node, PendingReply.Replies replies, RuntimeException failure, RedisFailure kind, boolean votes) {
+    record Answer(RedlockNode node, PendingReply.Replies replies, RuntimeException failure, RedisFailure kind, boolean sent,
+                  boolean votes) {
         static Answer replied(RedlockNode node, PendingReply.Replies replies, boolean votes) {
-            return new Answer(node, replies, null, null, votes);
+            return new Answer(node, replies, null, null, true, votes);
         }
 
-        static Answer failed(RedlockNode node, RuntimeException failure, RedisFailure kind) {
-            return new Answer(node, null, failure, kind, false);
+        static Answer failed(RedlockNode node, PendingReply pending, RuntimeException failure) {
+            return new Answer(node, null, failure, pending.failure().orElse(RedisFailure.UNEXPECTED),
+                    pending.mayHaveReachedServer(), false);
         }
 
         boolean answered() {
@@ -68,7 +72,7 @@ final class FanOut {
                 node.learn(replies.serverInfo(), now);
                 answers.add(Answer.replied(node, replies, node.votes(now)));
             } catch (RuntimeException e) {
-                answers.add(Answer.failed(node, e, pending[i].failure().orElse(RedisFailure.UNEXPECTED)));
+                answers.add(Answer.failed(node, pending[i], e));
             }
         }
         return answers;

@@ -8,7 +8,6 @@ import io.distlock.redis.internal.PendingReply;
 import io.distlock.redis.internal.PendingReply.CommandCall;
 import io.distlock.redis.internal.PendingReply.ScriptCall;
 import io.distlock.redis.internal.RedisEndpoint;
-import io.distlock.redis.internal.RedisFailure;
 import io.distlock.redis.internal.RedisNode;
 import io.distlock.redis.internal.RedisScript;
 import io.distlock.spi.Attempt;
@@ -86,7 +85,7 @@ public final class RedlockDriver implements LockDriver {
         List<RedlockNode> nodes = new ArrayList<>();
         for (RedisEndpoint endpoint : settings.nodes()) {
             // Connecting is part of a fan-out too, so it gets the per-node bound as well.
-            nodes.add(new RedlockNode(RedisNode.open(endpoint, settings.nodeTimeout(), settings.nodeTimeout(),
+            nodes.add(new RedlockNode(RedisNode.openForFanOut(endpoint, settings.nodeTimeout(), settings.nodeTimeout(),
                     settings.poolSize()), settings.restartDelay()));
         }
         RedlockDriver driver = new RedlockDriver(settings, options, nodes);
@@ -117,7 +116,7 @@ public final class RedlockDriver implements LockDriver {
                     described.add(nodes.get(i));
                 }
             } catch (BackendUnavailableException e) {
-                answers.add(FanOut.Answer.failed(nodes.get(i), e, pending.get(i).failure().orElse(RedisFailure.UNEXPECTED)));
+                answers.add(FanOut.Answer.failed(nodes.get(i), pending.get(i), e));
             }
         }
         long answered = answers.stream().filter(FanOut.Answer::answered).count();
@@ -160,7 +159,9 @@ public final class RedlockDriver implements LockDriver {
         long now = System.nanoTime();
         for (FanOut.Answer answer : answers) {
             if (!answer.answered()) {
-                mayHoldIt.add(answer.node()); // the SET may have landed although no reply came in time
+                if (answer.sent()) {
+                    mayHoldIt.add(answer.node()); // the SET may have landed although no reply came in time
+                }
                 if (!(answer.failure() instanceof BackendUnavailableException) && refused == null) {
                     refused = answer.failure(); // credentials or ACL refused, or the client was closed
                 }
