@@ -106,14 +106,19 @@ class RedisFailureTest {
         assertThat(RedisFailure.of(e).down()).isFalse();
     }
 
-    @Test
-    void aReadTimeoutIsATimeout() {
+    /** What a PING on a working connection through a proxy throws once {@code fault} hit the proxy. */
+    private RuntimeException pingAfter(java.util.function.Consumer<FaultProxy> fault) {
         FaultProxy proxy = FaultProxy.start(redis.host(), redis.port());
         closeAfter.add(proxy);
         Jedis jedis = jedis(proxy.port());
         jedis.ping();
-        proxy.blackhole();
-        RuntimeException e = thrown(jedis::ping);
+        fault.accept(proxy);
+        return thrown(jedis::ping);
+    }
+
+    @Test
+    void aReadTimeoutIsATimeout() {
+        RuntimeException e = pingAfter(FaultProxy::blackhole);
         assertThat(RedisFailure.of(e)).isEqualTo(RedisFailure.TIMEOUT);
         assertThat(RedisFailure.of(e).outcomeUnknown()).isTrue();
     }
@@ -129,13 +134,7 @@ class RedisFailureTest {
 
     @Test
     void aResetConnectionIsAConnectionLost() {
-        FaultProxy proxy = FaultProxy.start(redis.host(), redis.port());
-        closeAfter.add(proxy);
-        Jedis jedis = jedis(proxy.port());
-        jedis.ping();
-        proxy.resetConnections();
-        RuntimeException e = thrown(jedis::ping);
-        assertThat(RedisFailure.of(e)).isEqualTo(RedisFailure.CONNECTION_LOST);
+        assertThat(RedisFailure.of(pingAfter(FaultProxy::resetConnections))).isEqualTo(RedisFailure.CONNECTION_LOST);
     }
 
     @Test
