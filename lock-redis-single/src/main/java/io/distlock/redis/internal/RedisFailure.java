@@ -1,6 +1,10 @@
 package io.distlock.redis.internal;
 
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Collections;
 import java.util.Deque;
@@ -15,8 +19,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
- * What a failure from Jedis means for a lock: the one place in the Redis family that looks inside
- * Jedis's exceptions. Everything is decided by type — the exception's own, its causes' and its
+ * What a failure from Jedis means for a lock, and which of the contract's exceptions it becomes
+ * ({@link #translate}): the one place in the Redis family that looks inside Jedis's exceptions. Everything is decided by type — the exception's own, its causes' and its
  * suppressed exceptions' (Jedis 8 keeps a connect timeout and a refused connect as a
  * <em>suppressed</em> exception of a {@link JedisConnectionException} whose cause is null) — never
  * by Jedis's wording, so that a driver upgrade that changes it breaks {@code RedisFailureTest}, not
@@ -174,5 +178,81 @@ public enum RedisFailure {
             }
         }
         return null;
+    }
+
+    /**
+     * Maps a failure to the contract's exceptions, by its kind: no definite answer is a
+     * {@link BackendUnavailableException}; a server's refusal a {@link LockException}; a closed
+     * node an {@link IllegalStateException}. Names the endpoint, never the password (a failure
+     * whose message shows it is not kept as the cause).
+     *
+     * @param e                the failure
+     * @param endpoint         the server it came from
+     * @param operation        what was being done, for the message (no secrets)
+     * @param connectTimeout   the node's connect timeout, for the message
+     * @param operationTimeout the node's operation timeout, for the message
+     * @return the exception to throw
+     */
+    static RuntimeException translate(RuntimeException e, RedisEndpoint endpoint, String operation, Duration connectTimeout,
+                                      Duration operationTimeout) {
+        Throwable cause = mentionsPassword(e, endpoint) ? null : e;
+        String detail = endpoint.redact(describe(e));
+        return switch (of(e)) {
+            case TIMEOUT, CONNECTION_LOST, UNEXPECTED -> new BackendUnavailableException(endpoint.endpoint(), "Redis at "
+                    + endpoint + " did not answer (" + operation + "; connect timeout " + connectTimeout.toMillis()
+                    + " ms, operation timeout " + operationTimeout.toMillis() + " ms): " + detail, cause);
+            case NOT_CONNECTED -> new BackendUnavailableException(endpoint.endpoint(), e.getMessage() + " (" + operation + ")",
+                    null);
+            case POOL_EXHAUSTED -> new BackendUnavailableException(endpoint.endpoint(), "no connection to Redis at "
+                    + endpoint + " became free within " + operationTimeout.toMillis() + " ms (" + operation
+                    + "; raise the URI option poolSize)", cause);
+            case SERVER_UNAVAILABLE -> new BackendUnavailableException(endpoint.endpoint(), "Redis at " + endpoint
+                    + " is not serving now (" + operation + "): " + detail, cause);
+            case CREDENTIALS_REFUSED -> endpoint.password() == null
+                    ? new LockException("Redis at " + endpoint + " requires a password (" + operation
+                    + "); put it in the URI: redis://[user]:password@" + endpoint + ": " + detail, cause)
+                    : new LockException("Redis at " + endpoint + " refused the credentials"
+                    + (endpoint.user() != null ? " of user '" + endpoint.user() + "'" : "") + " (" + operation + "): "
+                    + detail, cause);
+            case CLOSED -> new IllegalStateException("the Redis connection to " + endpoint + " is closed (" + operation + ")",
+                    cause);
+            case NO_SCRIPT, SERVER_ERROR -> new LockException("Redis at " + endpoint + " failed to " + operation + ": "
+                    + detail, cause);
+        };
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String describe(Throwable e) {
+        Throwable root = rootCause(e);
+        if (root == e && e.getSuppressed().length > 0) {
+            root = e.getSuppressed()[0]; // Jedis keeps "Connection refused" per address tried here
+        }
+        String message = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        if (root != e && root.getMessage() != null && !message.contains(root.getMessage())) {
+            message += " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        }
+        return message;
+    }
+
+    private static boolean mentionsPassword(Throwable e, RedisEndpoint endpoint) {
+        if (endpoint.password() == null) {
+            return false;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains(endpoint.password())) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
     }
 }

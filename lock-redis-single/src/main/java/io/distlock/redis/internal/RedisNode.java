@@ -514,73 +514,9 @@ public final class RedisNode implements AutoCloseable {
         return "RedisNode[" + endpoint + (closed ? ", closed" : "") + "]";
     }
 
-    // ---- error mapping --------------------------------------------------------------------
-
-    /**
-     * Maps a failure to the contract's exceptions, by its {@link RedisFailure} kind: no definite
-     * answer is a {@link BackendUnavailableException}; a server's refusal a {@link LockException};
-     * a closed node an {@link IllegalStateException}. Names the endpoint, never the password.
-     */
+    /** See {@link RedisFailure#translate}. */
     RuntimeException translate(String operation, RuntimeException e) {
-        Throwable cause = mentionsPassword(e) ? null : e;
-        String detail = endpoint.redact(describe(e));
-        return switch (RedisFailure.of(e)) {
-            case TIMEOUT, CONNECTION_LOST, UNEXPECTED -> new BackendUnavailableException(endpoint.endpoint(), "Redis at "
-                    + endpoint + " did not answer (" + operation + "; connect timeout " + connectTimeout.toMillis()
-                    + " ms, operation timeout " + operationTimeout.toMillis() + " ms): " + detail, cause);
-            case NOT_CONNECTED -> new BackendUnavailableException(endpoint.endpoint(), e.getMessage() + " (" + operation + ")",
-                    null);
-            case POOL_EXHAUSTED -> new BackendUnavailableException(endpoint.endpoint(), "no connection to Redis at "
-                    + endpoint + " became free within " + operationTimeout.toMillis() + " ms (" + operation
-                    + "; raise the URI option poolSize)", cause);
-            case SERVER_UNAVAILABLE -> new BackendUnavailableException(endpoint.endpoint(), "Redis at " + endpoint
-                    + " is not serving now (" + operation + "): " + detail, cause);
-            case CREDENTIALS_REFUSED -> endpoint.password() == null
-                    ? new LockException("Redis at " + endpoint + " requires a password (" + operation
-                    + "); put it in the URI: redis://[user]:password@" + endpoint + ": " + detail, cause)
-                    : new LockException("Redis at " + endpoint + " refused the credentials"
-                    + (endpoint.user() != null ? " of user '" + endpoint.user() + "'" : "") + " (" + operation + "): "
-                    + detail, cause);
-            case CLOSED -> new IllegalStateException("the Redis connection to " + endpoint + " is closed (" + operation + ")",
-                    cause);
-            case NO_SCRIPT, SERVER_ERROR -> new LockException("Redis at " + endpoint + " failed to " + operation + ": "
-                    + detail, cause);
-        };
-    }
-
-    private static Throwable rootCause(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
-    private static String describe(Throwable e) {
-        Throwable root = rootCause(e);
-        if (root == e && e.getSuppressed().length > 0) {
-            root = e.getSuppressed()[0]; // Jedis keeps "Connection refused" per address tried here
-        }
-        String message = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
-        if (root != e && root.getMessage() != null && !message.contains(root.getMessage())) {
-            message += " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
-        }
-        return message;
-    }
-
-    private boolean mentionsPassword(Throwable e) {
-        if (endpoint.password() == null) {
-            return false;
-        }
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains(endpoint.password())) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
+        return RedisFailure.translate(e, endpoint, operation, connectTimeout, operationTimeout);
     }
 
     private void checkOpen() {
