@@ -15,7 +15,8 @@ import redis.clients.jedis.Jedis;
 final class ScriptsOnly extends LoopScenario {
 
     private final Jedis jedis;
-    private final List<String> acquireKeys = List.of(LockScripts.lockKey("scripts-only"), LockScripts.fenceKey("scripts-only"));
+    private final String lockKey = LockScripts.lockKey("scripts-only");
+    private final String fenceKey = LockScripts.fenceKey("scripts-only");
     private final List<String> releaseKeys = List.of(LockScripts.lockKey("scripts-only"));
     private final String channel = LockScripts.releaseChannel("scripts-only");
     private long token;
@@ -30,7 +31,8 @@ final class ScriptsOnly extends LoopScenario {
     @Override
     void op() {
         String owner = Long.toString(++token);
-        List<?> acquired = (List<?>) jedis.evalsha(LockScripts.ACQUIRE.sha1(), acquireKeys, List.of(owner, "10000"));
+        List<?> acquired = (List<?>) jedis.evalsha(LockScripts.ACQUIRE.sha1(),
+                List.of(lockKey, fenceKey, LockScripts.abandonedKey("scripts-only", owner)), List.of(owner, "10000"));
         if (!Long.valueOf(1).equals(acquired.get(0))) {
             throw new IllegalStateException("scripts-only was held by someone else");
         }

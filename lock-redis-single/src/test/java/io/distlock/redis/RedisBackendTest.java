@@ -126,6 +126,29 @@ class RedisBackendTest {
     }
 
     @Test
+    void aSlowSubscriberConnectionDoesNotStretchTheCallersMaxWait() throws Exception {
+        try (io.distlock.tck.fixtures.FaultProxy proxy = io.distlock.tck.fixtures.FaultProxy.start(redis.host(), redis.port());
+             LockClient holder = Locks.connect(redis.uri());
+             LockClient waiter = Locks.connect("redis://" + proxy.endpoint())) {
+            holder.lock("held-a").tryAcquire(LEASE).orElseThrow();
+            holder.lock("held-b").tryAcquire(LEASE).orElseThrow();
+            java.util.Set<Integer> before = new java.util.HashSet<>();
+            proxy.connections().forEach(c -> before.add(c.number()));
+            assertThat(waiter.lock("held-a").tryAcquire(LEASE, Duration.ofMillis(200))).isEmpty(); // starts the subscriber
+            await().atMost(5, SECONDS).until(() -> subscribers("distlock:subscriber") == 1L);
+            List<io.distlock.tck.fixtures.FaultProxy.Connection> opened = proxy.connections().stream()
+                    .filter(c -> !before.contains(c.number())).toList();
+            assertThat(opened).as("the subscriber's connection").hasSize(1);
+            opened.get(0).latency(Duration.ofSeconds(1)); // its SUBSCRIBE confirmations now take 2 s
+
+            long start = System.nanoTime();
+            assertThat(waiter.lock("held-b").tryAcquire(LEASE, Duration.ofMillis(200))).isEmpty();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("maxWait 200 ms, whatever the subscriber does")
+                    .isLessThan(Duration.ofMillis(200 + 300));
+        }
+    }
+
+    @Test
     void aKilledServerEndsAnAutoRenewedLeaseThroughLost() throws Exception {
         LockOptions quick = LockOptions.builder().connectTimeout(Duration.ofMillis(500))
                 .operationTimeout(Duration.ofMillis(500)).build();
@@ -177,6 +200,43 @@ class RedisBackendTest {
                     .hasMessageContaining(redis.endpoint());
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(2));
             redis.resume();
+        }
+    }
+
+    @Test
+    void theFirstAttemptAfterTheServerDiedIsBackendUnavailable() {
+        // Issue 9, item 10: the pooled connection is dead, and returning it made the pool try a new
+        // one, refused: that failure escaped as a plain LockException ("Could not return the broken
+        // resource to the pool") instead of saying that the server cannot be reached.
+        LockOptions quick = LockOptions.builder().connectTimeout(Duration.ofMillis(500))
+                .operationTimeout(Duration.ofMillis(500)).build();
+        try (LockClient client = Locks.connect(URI.create(redis.uri()), quick)) {
+            client.lock("warm-up").tryAcquire(LEASE).orElseThrow().release();
+            redis.kill();
+            assertThatThrownBy(() -> client.lock("after-death").tryAcquire(LEASE))
+                    .isInstanceOfSatisfying(BackendUnavailableException.class,
+                            e -> assertThat(e.endpoint()).isEqualTo(redis.endpoint()));
+            assertThatThrownBy(() -> client.lock("after-death").tryAcquire(LEASE))
+                    .as("and every attempt after it").isInstanceOf(BackendUnavailableException.class);
+        }
+    }
+
+    @Test
+    void closingReleasesAThousandLeasesInOnePipelinedBatch() {
+        // 1000 releases one round trip each would take 10 s through 5 ms of latency each way; close()
+        // allows one operation timeout for all of them.
+        try (io.distlock.tck.fixtures.FaultProxy proxy = io.distlock.tck.fixtures.FaultProxy.start(redis.host(), redis.port())) {
+            LockClient client = Locks.connect(URI.create("redis://" + proxy.endpoint()),
+                    LockOptions.builder().operationTimeout(Duration.ofSeconds(1)).build());
+            for (int i = 0; i < 1000; i++) {
+                client.lock("batch-" + i).tryAcquire(LEASE).orElseThrow();
+            }
+            assertThat(redis.call("DBSIZE")).isEqualTo(2000L); // each lock and its fence
+            proxy.latency(Duration.ofMillis(5));
+            long start = System.nanoTime();
+            client.close();
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+            assertThat(redis.call("DBSIZE")).as("only the fences are left").isEqualTo(1000L);
         }
     }
 

@@ -1,12 +1,22 @@
 package io.distlock.redis;
 
 import io.distlock.LockClient;
+import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.redis.internal.LockScripts;
+import io.distlock.tck.ClientPartition;
 import io.distlock.tck.LeaseRevocation;
+import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
+import io.distlock.tck.PartitionedClient;
+import io.distlock.tck.ServerRestart;
+import io.distlock.tck.TestEnvironment;
+import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.RedisServer;
 
+import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
@@ -49,9 +59,53 @@ class RedisSingleTckTest extends LockVerification {
         return Optional.of("redis://alice:" + SECRET + "@127.0.0.1:" + FreePorts.find());
     }
 
-    /** Rule 4.8: the server drops the lock key, as an eviction or an operator would; the holder learns on renewal. */
+    /** Rules 4.8 and 4.13: the server drops the lock key, as an eviction or an operator would; the holder learns on renewal. */
     @Override
     protected Optional<LeaseRevocation> leaseRevocation() {
-        return Optional.of((holder, lockName) -> redis.call("DEL", "distlock:{" + lockName + "}"));
+        return Optional.of((holder, lockName) -> redis.call("DEL", LockScripts.lockKey(lockName)));
+    }
+
+    /** The partitioned clients' timeouts: short, so that the partition rules do not wait out 2 s defaults; scaled. */
+    private static final LockOptions PARTITIONED = LockOptions.builder()
+            .connectTimeout(scaled(Duration.ofMillis(500))).operationTimeout(scaled(Duration.ofMillis(500))).build();
+
+    private static Duration scaled(Duration d) {
+        return Duration.ofMillis(Math.round(d.toMillis() * new TestEnvironment().timeoutFactor()));
+    }
+
+    /** Rules 4.9–4.12 and 4.14: each client reaches the server through a fault proxy of its own. */
+    @Override
+    protected Optional<ClientPartition> clientPartition() {
+        return Optional.of(new ClientPartition() {
+            @Override
+            public PartitionedClient open() {
+                return FaultProxy.partitionedClient(List.of(redis.endpoint()),
+                        proxies -> Locks.connect(URI.create("redis://" + proxies.get(0).endpoint()), PARTITIONED));
+            }
+
+            @Override
+            public Duration operationTimeout() {
+                return PARTITIONED.operationTimeout();
+            }
+        });
+    }
+
+    /** Rule 1.10: the lock key's PTTL ({@code -1}, no expiry: held until released). */
+    @Override
+    protected Optional<LockProbe> lockProbe() {
+        return Optional.of(lockName -> {
+            long pttl = (Long) redis.call("PTTL", LockScripts.lockKey(lockName));
+            return pttl == -2 ? Optional.empty()
+                    : Optional.of(pttl == -1 ? LockProbe.UNTIL_RELEASED : Duration.ofMillis(pttl));
+        });
+    }
+
+    /** Rule 4.15: the server is killed and comes back empty (no persistence): its fence counter starts over. */
+    @Override
+    protected Optional<ServerRestart> serverRestart() {
+        return Optional.of(() -> {
+            redis.kill();
+            redis.restart();
+        });
     }
 }

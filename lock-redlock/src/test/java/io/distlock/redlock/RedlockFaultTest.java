@@ -170,18 +170,91 @@ class RedlockFaultTest {
             nodes.server(1).kill();                                       // one of A's nodes forgets the lock
             nodes.server(1).restart();
             assertThat(b.lock(name).tryAcquire(leaseA)).as("B with the restart delay").isEmpty();
-            // The contrast: a client without the delay counts the two empty nodes and double-grants.
-            Optional<Lease> doubleGrant = naive.lock(name).tryAcquire(Duration.ofMillis(500));
+            // The contrast: a client without the delay counts the two empty nodes and double-grants
+            // (waiting, if node 0 is still being reconnected in the background since its restart).
+            Optional<Lease> doubleGrant = naive.lock(name).tryAcquire(Duration.ofMillis(500), Duration.ofSeconds(1));
             assertThat(doubleGrant).as("without a restart delay, the empty nodes vote").isPresent();
             assertThat(held.isValid()).isTrue();
             doubleGrant.get().release();
             Duration window = held.remaining().minusMillis(100);
             await("B stays out while A's lease is valid").during(window).atMost(window.plusSeconds(1))
                     .pollInterval(Duration.ofMillis(50))
-                    .until(() -> b.lock(name).tryAcquire(leaseA).map(l -> false).orElse(true));
+                    .until(() -> notGranted(b, name, leaseA));
             held.release();
             // Once the restarted nodes' uptime passes the delay, B gets the lock.
             assertThat(b.lock(name).tryAcquire(leaseA, Duration.ofSeconds(4))).isPresent();
+        }
+    }
+
+    /** The default per-node timeout (50 ms), scaled like every TCK timing on a slow machine. */
+    private static final long NODE_TIMEOUT_MILLIS = Math.round(50 * new io.distlock.tck.TestEnvironment().timeoutFactor());
+
+    /** The median of {@code count} acquire + release pairs, in µs. */
+    private static long medianAcquireReleaseMicros(LockClient client, String lockName, int count) {
+        long[] micros = new long[count];
+        for (int i = 0; i < count; i++) {
+            long start = System.nanoTime();
+            client.lock(lockName).tryAcquire(LEASE).orElseThrow().release();
+            micros[i] = (System.nanoTime() - start) / 1000;
+        }
+        java.util.Arrays.sort(micros);
+        return micros[count / 2];
+    }
+
+    @Test
+    void aNodeThatAcceptsButNeverAnswersCostsOnlyItsFirstOperation() {
+        // Issue 9, item 9: blackholed before the client ever connected to it. Every operation used to
+        // connect to it again and wait out the whole per-node timeout (50 ms).
+        nodes.proxy(0).blackhole();
+        try (LockClient client = connect("?nodeTimeout=" + NODE_TIMEOUT_MILLIS)) {
+            long healthy;
+            try (LockClient reference = Locks.connect("redlock://" + nodes.server(0).endpoint() + ","
+                    + nodes.server(1).endpoint() + "," + nodes.server(2).endpoint())) {
+                healthy = medianAcquireReleaseMicros(reference, name + "-healthy", 100);
+            }
+            long oneHung = medianAcquireReleaseMicros(client, name, 100);
+            assertThat(oneHung).as("p50 with one hung node (healthy: %d µs)", healthy).isLessThan(Math.max(5_000, 10 * healthy));
+        }
+    }
+
+    @Test
+    void aNodeWhoseConnectsHangCostsOnlyItsFirstOperation() throws java.io.IOException {
+        // A listener that never accepts, its accept queue full: connects to it hang in SYN until their
+        // timeout, which Jedis reports as a suppressed exception (once retried as a dead connection).
+        try (java.net.ServerSocket hanging = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            java.util.List<java.net.Socket> queued = new java.util.ArrayList<>();
+            try {
+                for (int i = 0; i < 4; i++) {
+                    java.net.Socket socket = new java.net.Socket();
+                    queued.add(socket);
+                    try {
+                        socket.connect(hanging.getLocalSocketAddress(), 100);
+                    } catch (java.io.IOException queueFull) {
+                        // the queue is full: what this test needs
+                    }
+                }
+                try (LockClient client = Locks.connect(URI.create("redlock://127.0.0.1:" + hanging.getLocalPort() + ","
+                        + nodes.proxy(1).endpoint() + "," + nodes.proxy(2).endpoint() + "?nodeTimeout=" + NODE_TIMEOUT_MILLIS),
+                        LockOptions.defaults())) {
+                    assertThat(medianAcquireReleaseMicros(client, name, 100)).as("p50 in µs").isLessThan(5_000);
+                }
+            } finally {
+                for (java.net.Socket socket : queued) {
+                    socket.close();
+                }
+            }
+        }
+    }
+
+    /**
+     * One attempt that got no lease: busy, or unknown (a node restarted moments ago may still be
+     * reconnecting in the background) — anything but a grant.
+     */
+    private static boolean notGranted(LockClient client, String lockName, Duration lease) {
+        try {
+            return client.lock(lockName).tryAcquire(lease).map(granted -> false).orElse(true);
+        } catch (BackendUnavailableException unknown) {
+            return true;
         }
     }
 

@@ -1,16 +1,31 @@
 package io.distlock.redlock;
 
 import io.distlock.LockClient;
+import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.tck.ClientPartition;
 import io.distlock.tck.LeaseRevocation;
+import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.NodeFaults;
+import io.distlock.tck.PartitionedClient;
+import io.distlock.tck.ServerRestart;
 import io.distlock.tck.TestEnvironment;
+import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.RedisNodes;
 
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,6 +47,11 @@ class RedlockTckTest extends LockVerification {
     @AfterAll
     static void stopServers() {
         nodes.close();
+    }
+
+    /** @return the servers, for {@link TckHooksTest} */
+    static RedisNodes nodes() {
+        return nodes;
     }
 
     /** The default per-node timeout (50 ms), scaled like every TCK timing on a slow machine. */
@@ -76,5 +96,77 @@ class RedlockTckTest extends LockVerification {
     @Override
     protected Optional<NodeFaults> nodeFaults() {
         return Optional.of(new RedisNodeFaults(nodes));
+    }
+
+    /**
+     * A partitioned client's operation timeout: Redlock bounds each fan-out by {@code nodeTimeout};
+     * an extension may take a second one (it asks slow nodes again). The engine gets the same bound.
+     */
+    private static final Duration PARTITIONED_OPERATION_TIMEOUT = Duration.ofMillis(2 * NODE_TIMEOUT_MILLIS);
+
+    /**
+     * Rules 4.9–4.12 and 4.14: each client reaches every node through fault proxies of its own, in
+     * front of the servers themselves (not the shared proxies the node faults use).
+     */
+    @Override
+    protected Optional<ClientPartition> clientPartition() {
+        List<String> servers = new ArrayList<>();
+        for (int i = 0; i < nodes.size(); i++) {
+            servers.add(nodes.server(i).endpoint());
+        }
+        LockOptions options = LockOptions.builder().operationTimeout(PARTITIONED_OPERATION_TIMEOUT).build();
+        return Optional.of(new ClientPartition() {
+            @Override
+            public PartitionedClient open() {
+                return FaultProxy.partitionedClient(servers, proxies -> Locks.connect(URI.create("redlock://"
+                        + proxies.stream().map(FaultProxy::endpoint).collect(Collectors.joining(","))
+                        + "?nodeTimeout=" + NODE_TIMEOUT_MILLIS), options));
+            }
+
+            @Override
+            public Duration operationTimeout() {
+                return PARTITIONED_OPERATION_TIMEOUT;
+            }
+        });
+    }
+
+    /**
+     * Rule 1.10: how long a quorum keeps the lock — per owner token, the quorum-th longest PTTL
+     * among the nodes that hold it (after that, fewer than a quorum do); empty if no token holds a
+     * quorum. A node that cannot be asked (killed) holds nothing.
+     */
+    @Override
+    protected Optional<LockProbe> lockProbe() {
+        int quorum = nodes.size() / 2 + 1;
+        return Optional.of(lockName -> {
+            Map<String, List<Duration>> heldFor = new HashMap<>();
+            for (int i = 0; i < nodes.size(); i++) {
+                List<?> reply;
+                try {
+                    // GET and PTTL in one script: one instant per node.
+                    reply = (List<?>) nodes.server(i).call("EVAL", "return {redis.call('GET', KEYS[1]),"
+                            + " redis.call('PTTL', KEYS[1])}", "1", "distlock:{" + lockName + "}");
+                } catch (UncheckedIOException down) {
+                    continue;
+                }
+                if (reply.isEmpty() || reply.get(0) == null) {
+                    continue; // no key (Lua's false ends the array)
+                }
+                String token = reply.get(0) instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8)
+                        : String.valueOf(reply.get(0));
+                long pttl = (Long) reply.get(1);
+                heldFor.computeIfAbsent(token, t -> new ArrayList<>())
+                        .add(pttl == -1 ? LockProbe.UNTIL_RELEASED : Duration.ofMillis(Math.max(0, pttl)));
+            }
+            return heldFor.values().stream().filter(held -> held.size() >= quorum)
+                    .map(held -> held.stream().sorted(Comparator.reverseOrder()).toList().get(quorum - 1))
+                    .findFirst();
+        });
+    }
+
+    /** Rule 4.15: one node is killed and comes back empty (the same node as the node faults' restart). */
+    @Override
+    protected Optional<ServerRestart> serverRestart() {
+        return Optional.of(() -> new RedisNodeFaults(nodes).restartOneWithoutPersistence());
     }
 }

@@ -11,7 +11,6 @@ import java.util.concurrent.TimeUnit;
 
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol;
-import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -166,6 +165,11 @@ public final class PendingReply {
     private FlushableConnection connection;
     private boolean infoAsked;
     private RuntimeException failure;
+    private RedisFailure failureKind;
+    /** Whether the last {@link #write()} got a connection: false when the connect itself failed. */
+    private boolean connected;
+    /** Whether any {@link #write()} got a connection: then the calls may have reached the server. */
+    private boolean carried;
     private boolean awaited;
 
     private PendingReply(RedisNode node, String operation, boolean serverInfo, Batch batch) {
@@ -189,7 +193,10 @@ public final class PendingReply {
 
     private void write() {
         try {
-            connection = node.borrow();
+            connected = false;
+            connection = node.borrowToSend();
+            connected = true;
+            carried = true;
             infoAsked = serverInfo && !connection.serverInfoSeen;
             if (infoAsked) {
                 connection.sendCommand(Protocol.Command.INFO);
@@ -206,7 +213,7 @@ public final class PendingReply {
             }
             connection.scriptSent |= !loaded.isEmpty();
             connection.flushNow();
-        } catch (JedisException | IllegalStateException e) {
+        } catch (JedisException | IllegalStateException | RedisFailure.NotConnected e) {
             failure = e;
             discardConnection();
         }
@@ -236,8 +243,12 @@ public final class PendingReply {
                     discardConnection();
                 }
             }
-            if (resent || RedisNode.isTimeout(failure) || node.isClosed() || !(failure instanceof JedisConnectionException)
+            failureKind = RedisFailure.of(failure);
+            // Only a connection that broke is worth a second try (a pooled one may be left over from a
+            // server process that has restarted since); a timeout or a failed connect is not.
+            if (resent || !connected || failureKind != RedisFailure.CONNECTION_LOST || node.isClosed()
                     || System.nanoTime() - deadlineNanos >= 0) {
+                node.failed(failureKind);
                 throw node.translate(operation, failure);
             }
             // A pooled connection was dead (the server restarted): its idle siblings are too.
@@ -260,22 +271,15 @@ public final class PendingReply {
             try {
                 values.add(connection.getOne());
             } catch (JedisDataException e) {
-                if (RedisScript.isNoScript(e)) {
+                if (RedisFailure.of(e) == RedisFailure.NO_SCRIPT) {
                     noScript = noScript.isEmpty() ? new ArrayList<>() : noScript;
                     noScript.add(values.size());
                 }
                 values.add(e); // read on: every reply must be taken off the connection
             }
         }
-        for (int i : noScript) {
-            // EVAL runs the call and puts the script back into the server's cache.
-            ScriptCall call = (ScriptCall) calls.get(i); // only a script can be unknown to the server
-            try {
-                connection.sendCommand(Protocol.Command.EVAL, arguments(call.script().source(), call));
-                values.set(i, connection.getOne());
-            } catch (JedisDataException e) {
-                values.set(i, e);
-            }
+        if (!noScript.isEmpty()) {
+            resendUnknownScripts(noScript, values);
         }
         for (int i = 0; i < values.size(); i++) {
             if (values.get(i) instanceof JedisDataException e) {
@@ -287,6 +291,49 @@ public final class PendingReply {
         node.giveBack(connection);
         connection = null;
         return new Replies(values, info);
+    }
+
+    /**
+     * @return true if the calls may have reached the server: a connection carried them (whatever
+     *         happened then); false if none could be had (nothing was sent)
+     */
+    public boolean mayHaveReachedServer() {
+        return carried;
+    }
+
+    /**
+     * @return what the failure {@link #await} threw was, by type; empty if it did not fail (or was
+     *         not awaited yet)
+     */
+    public Optional<RedisFailure> failure() {
+        return java.util.Optional.ofNullable(failureKind);
+    }
+
+    /**
+     * The server lost the scripts of the calls at {@code indexes} (restarted, flushed): sends them
+     * again in one pipeline, each script's first call as {@code EVAL} — which runs it and puts it
+     * back into the server's cache — and the rest as {@code EVALSHA}, which the server runs after
+     * that {@code EVAL}. A batch of 10,000 renewals costs one more round trip, not 10,000.
+     */
+    private void resendUnknownScripts(List<Integer> indexes, List<Object> values) {
+        List<RedisScript> reloaded = new ArrayList<>(1);
+        for (int i : indexes) {
+            ScriptCall call = (ScriptCall) calls.get(i); // only a script can be unknown to the server
+            if (reloaded.contains(call.script())) {
+                connection.sendCommand(batch.encoded[i]);
+            } else {
+                connection.sendCommand(Protocol.Command.EVAL, arguments(call.script().source(), call));
+                reloaded.add(call.script());
+            }
+        }
+        connection.flushNow();
+        for (int i : indexes) {
+            try {
+                values.set(i, connection.getOne());
+            } catch (JedisDataException e) {
+                values.set(i, e); // read on: every reply must be taken off the connection
+            }
+        }
     }
 
     private void discardConnection() {

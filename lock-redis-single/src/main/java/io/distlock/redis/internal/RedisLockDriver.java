@@ -1,5 +1,6 @@
 package io.distlock.redis.internal;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
@@ -24,17 +25,25 @@ import java.util.OptionalLong;
 public final class RedisLockDriver implements LockDriver {
 
     private final RedisNode node;
+    private final LateWrites lateWrites;
 
     /**
      * @param node the connected node; closed with this driver
      */
     public RedisLockDriver(RedisNode node) {
         this.node = node;
+        this.lateWrites = new LateWrites(node.operationTimeout());
     }
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        RedisNode.Acquired acquired = node.tryAcquire(request.name(), request.ownerToken(), millis(request.leaseTime()));
+        RedisNode.Acquired acquired;
+        try {
+            acquired = node.tryAcquire(request.name(), request.ownerToken(), millis(request.leaseTime()));
+        } catch (BackendUnavailableException e) {
+            lateWrites.outcomeUnknown(request.ownerToken());
+            throw e;
+        }
         if (acquired.granted()) {
             return Attempt.granted(new Grant(request, OptionalLong.of(acquired.fence()), null));
         }
@@ -63,20 +72,67 @@ public final class RedisLockDriver implements LockDriver {
         return outcomes;
     }
 
+    /**
+     * Compare-and-delete; for a grant of a request that had an attempt with an unknown outcome
+     * (retried, then granted), also the abandoned marker, since that attempt's write may still land.
+     */
     @Override
     public boolean release(Grant grant) {
-        return node.release(grant.name(), grant.ownerToken());
+        if (!lateWrites.mayLand(grant.ownerToken())) {
+            return node.release(grant.name(), grant.ownerToken());
+        }
+        return withdraw(grant.request());
     }
 
     /**
      * A busy attempt wrote nothing, so only an attempt whose reply was lost can have left the lock
-     * held by this request's token: then compare-and-delete by that token.
+     * held by this request's token — or may still do so: its write can be on its way (held in the
+     * network, on a connection the client gave up) and land after this call. So after an unknown
+     * outcome this deletes what the token holds and leaves a marker that the acquire script checks
+     * ({@link LockScripts#ABANDON}): a late write of the request then takes nothing. The marker
+     * lives the request's lease time plus the operation timeout ({@link LateWrites#markerMillis}).
+     * Markers exist only after unknown outcomes, so a server that answers costs one {@code EXISTS}
+     * per acquire and no memory.
      */
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
-        if (outcomeUnknown) {
-            node.release(request.name(), request.ownerToken());
+        if (outcomeUnknown || lateWrites.mayLand(request.ownerToken())) {
+            withdraw(request);
         }
+    }
+
+    /**
+     * Every release in pipelined batches on one connection ({@link RedisNode#runAll}): closing a
+     * client with 10,000 leases costs a few round trips, not 10,000. Confirmed all at once: if a
+     * batch gets no answer, every grant is reported unconfirmed (the engine retries; releasing
+     * twice is harmless).
+     */
+    @Override
+    public List<Grant> releaseAll(List<Grant> grants) {
+        if (grants.isEmpty()) {
+            return List.of();
+        }
+        List<PendingReply.ScriptCall> calls = new ArrayList<>(grants.size());
+        for (Grant grant : grants) {
+            LockRequest request = grant.request();
+            calls.add(lateWrites.mayLand(request.ownerToken())
+                    ? RedisNode.abandonCall(request.name(), request.ownerToken(), lateWrites.markerMillis(millis(request.leaseTime())))
+                    : RedisNode.releaseCall(request.name(), request.ownerToken()));
+        }
+        try {
+            node.runAll("release " + grants.size() + " leases", calls);
+        } catch (BackendUnavailableException e) {
+            return List.copyOf(grants);
+        }
+        grants.forEach(grant -> lateWrites.settled(grant.ownerToken()));
+        return List.of();
+    }
+
+    private boolean withdraw(LockRequest request) {
+        boolean deleted = node.abandon(request.name(), request.ownerToken(),
+                lateWrites.markerMillis(millis(request.leaseTime())));
+        lateWrites.settled(request.ownerToken());
+        return deleted;
     }
 
     @Override

@@ -4,12 +4,9 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.spi.Watch;
 
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.NoSuchElementException;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
@@ -22,11 +19,6 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
-import redis.clients.jedis.Pipeline;
-import redis.clients.jedis.Response;
-import redis.clients.jedis.exceptions.JedisAccessControlException;
-import redis.clients.jedis.exceptions.JedisConnectionException;
-import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -82,11 +74,15 @@ public final class RedisNode implements AutoCloseable {
     private final AtomicReference<FlushableConnection> hot = new AtomicReference<>();
     private final Duration connectTimeout;
     private final Duration operationTimeout;
+    /** For a node of a fan-out: whether it is reachable, and its background reconnect; else null. */
+    private final Reconnector reconnector;
     private RedisSubscriber subscriber;
     private volatile boolean closed;
 
-    private RedisNode(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout, int poolSize) {
+    private RedisNode(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout, int poolSize,
+                      boolean fanOut) {
         this.endpoint = endpoint;
+        this.reconnector = fanOut ? new Reconnector(this) : null;
         this.connectTimeout = connectTimeout;
         this.operationTimeout = operationTimeout;
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
@@ -128,7 +124,7 @@ public final class RedisNode implements AutoCloseable {
     public static RedisNode connect(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
                                     int poolSize) {
         Objects.requireNonNull(endpoint, "endpoint");
-        RedisNode node = new RedisNode(endpoint, connectTimeout, operationTimeout, poolSize);
+        RedisNode node = new RedisNode(endpoint, connectTimeout, operationTimeout, poolSize, false);
         try {
             node.withConnection("connect", Jedis::ping);
             return node;
@@ -150,7 +146,25 @@ public final class RedisNode implements AutoCloseable {
      */
     public static RedisNode open(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
                                  int poolSize) {
-        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout, poolSize);
+        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout, poolSize, false);
+    }
+
+    /**
+     * Creates a node of a fan-out (Redlock), without checking the server: its connections are kept
+     * between operations, and once a connect or a reply fails the split form ({@link #send}) sends
+     * nothing to it — failing at once with {@link RedisFailure#NOT_CONNECTED}, no connect inside the
+     * caller's deadline — while a daemon thread reconnects it in the background (see
+     * {@link Reconnector}). The first operation connects.
+     *
+     * @param endpoint         the server
+     * @param connectTimeout   bound on establishing a connection
+     * @param operationTimeout bound on each reply, unless a call gives its own deadline
+     * @param poolSize         most connections held at once
+     * @return the node
+     */
+    public static RedisNode openForFanOut(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
+                                          int poolSize) {
+        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout, poolSize, true);
     }
 
     /**
@@ -195,15 +209,53 @@ public final class RedisNode implements AutoCloseable {
         return connection != null ? connection : (FlushableConnection) pool.getResource();
     }
 
-    /** Takes back a healthy connection whose replies were all read: kept hot if that place is free, else pooled. */
+    /**
+     * {@link #borrow()} for the split form: on a node of a fan-out that is being reconnected,
+     * nothing — not even a connect.
+     *
+     * @throws RedisFailure.NotConnected if the node is unreachable for now
+     */
+    FlushableConnection borrowToSend() {
+        if (reconnector != null && !reconnector.reachable()) {
+            checkOpen();
+            throw new RedisFailure.NotConnected("Redis at " + endpoint + " is unreachable since a connect or a reply failed;"
+                    + " it is being reconnected in the background, and nothing was sent to it");
+        }
+        return borrow();
+    }
+
+    /**
+     * The split form's connect or reply failed for good: a node of a fan-out that timed out or
+     * lost its connection is unreachable until it answers a background {@code PING}.
+     */
+    void failed(RedisFailure failure) {
+        if (reconnector != null && (failure == RedisFailure.TIMEOUT || failure == RedisFailure.CONNECTION_LOST) && !closed) {
+            reconnector.unreachable();
+        }
+    }
+
+    /**
+     * Takes back a connection whose replies were all read: kept hot if healthy and that place is
+     * free, else returned to the pool (which destroys a broken one). Never throws: returning a
+     * broken connection makes the pool open a replacement at once, which fails the same way while
+     * the server is down — a failure that says nothing about the operation, already decided.
+     */
     void giveBack(FlushableConnection connection) {
-        if (!closed && hot.compareAndSet(null, connection)) {
+        if (!connection.isBroken() && !closed && hot.compareAndSet(null, connection)) {
             if (closed && hot.compareAndSet(connection, null)) {
-                connection.close(); // close() ran meanwhile and did not see it: the pool, closed, destroys it
+                returnToPool(connection); // close() ran meanwhile and did not see it: the pool, closed, destroys it
             }
             return;
         }
-        connection.close(); // back to the pool
+        returnToPool(connection);
+    }
+
+    private static void returnToPool(FlushableConnection connection) {
+        try {
+            connection.close();
+        } catch (JedisException e) {
+            // The connection is gone either way; the next borrow finds out about the server.
+        }
     }
 
     /** Drops every idle connection: after one was found broken, the others (same server restart) are too. */
@@ -218,11 +270,7 @@ public final class RedisNode implements AutoCloseable {
         FlushableConnection connection = hot.getAndSet(null);
         if (connection != null) {
             connection.setBroken(); // destroyed, not pooled
-            try {
-                connection.close();
-            } catch (JedisException e) {
-                // Gone either way.
-            }
+            returnToPool(connection);
         }
     }
 
@@ -233,6 +281,11 @@ public final class RedisNode implements AutoCloseable {
     /** @return the per-reply bound connections go back to the pool with */
     int operationTimeoutMillis() {
         return millis(operationTimeout);
+    }
+
+    /** @return the bound on each reply */
+    public Duration operationTimeout() {
+        return operationTimeout;
     }
 
     /** @return the server this node talks to */
@@ -251,7 +304,7 @@ public final class RedisNode implements AutoCloseable {
      */
     public Acquired tryAcquire(String name, String ownerToken, long leaseMillis) {
         Object reply = withConnection("acquire '" + name + "'", jedis -> LockScripts.ACQUIRE.eval(jedis,
-                List.of(LockScripts.lockKey(name), LockScripts.fenceKey(name)),
+                List.of(LockScripts.lockKey(name), LockScripts.fenceKey(name), LockScripts.abandonedKey(name, ownerToken)),
                 List.of(ownerToken, Long.toString(leaseMillis))));
         List<?> values = (List<?>) reply;
         long value = (Long) values.get(1);
@@ -267,8 +320,18 @@ public final class RedisNode implements AutoCloseable {
      * @return true if extended
      */
     public boolean extend(String name, String ownerToken, long leaseMillis) {
-        return withConnection("extend '" + name + "'", jedis -> one(LockScripts.EXTEND.eval(jedis,
-                List.of(LockScripts.lockKey(name)), List.of(ownerToken, Long.toString(leaseMillis)))));
+        return one(run("extend '" + name + "'", extendCall(name, ownerToken, leaseMillis)));
+    }
+
+    /**
+     * @param name        the lock name
+     * @param ownerToken  the owner token
+     * @param leaseMillis the new lease time in ms, positive
+     * @return the compare-and-extend of {@link #extend}, as a call for a pipeline or a fan-out
+     */
+    public static PendingReply.ScriptCall extendCall(String name, String ownerToken, long leaseMillis) {
+        return new PendingReply.ScriptCall(LockScripts.EXTEND, List.of(LockScripts.lockKey(name)),
+                List.of(ownerToken, Long.toString(leaseMillis)));
     }
 
     /**
@@ -279,53 +342,39 @@ public final class RedisNode implements AutoCloseable {
      * @return one result per extension, in order
      */
     public List<Boolean> extendAll(List<Extension> extensions) {
-        if (extensions.isEmpty()) {
-            return List.of();
+        List<PendingReply.ScriptCall> calls = new ArrayList<>(extensions.size());
+        for (Extension e : extensions) {
+            calls.add(extendCall(e.name(), e.ownerToken(), e.leaseMillis()));
         }
-        return withConnection("renew " + extensions.size() + " leases", jedis -> {
-            Boolean[] results = new Boolean[extensions.size()];
-            List<Integer> pending = new ArrayList<>(extensions.size());
-            for (int i = 0; i < extensions.size(); i++) {
-                pending.add(i);
-            }
-            for (int round = 0; !pending.isEmpty(); round++) {
-                if (round == 1) {
-                    LockScripts.EXTEND.load(jedis);
-                } else if (round > 1) {
-                    throw new LockException("Redis at " + endpoint + " answers NOSCRIPT right after SCRIPT LOAD");
-                }
-                List<Integer> noScript = new ArrayList<>();
-                for (int from = 0; from < pending.size(); from += PIPELINE_CHUNK) {
-                    List<Integer> chunk = pending.subList(from, Math.min(pending.size(), from + PIPELINE_CHUNK));
-                    extendChunk(jedis, extensions, chunk, results, noScript);
-                }
-                pending = noScript;
-            }
-            return Arrays.asList(results);
-        });
+        List<Boolean> results = new ArrayList<>(calls.size());
+        for (Object reply : runAll("renew " + extensions.size() + " leases", calls)) {
+            results.add(one(reply));
+        }
+        return results;
     }
 
-    private static void extendChunk(Jedis jedis, List<Extension> extensions, List<Integer> indexes,
-                                    Boolean[] results, List<Integer> noScript) {
-        List<Response<Object>> replies = new ArrayList<>(indexes.size());
-        try (Pipeline pipeline = jedis.pipelined()) {
-            for (int i : indexes) {
-                Extension e = extensions.get(i);
-                replies.add(pipeline.evalsha(LockScripts.EXTEND.sha1(), List.of(LockScripts.lockKey(e.name())),
-                        List.of(e.ownerToken(), Long.toString(e.leaseMillis()))));
+    /**
+     * Runs many scripts pipelined: one round trip per {@value #PIPELINE_CHUNK} calls, each chunk
+     * bounded by the operation timeout. A server that lost the scripts gets them again in the same
+     * way, pipelined ({@link PendingReply}), never one round trip per call.
+     *
+     * @param operation what is being done, for messages (no secrets)
+     * @param calls     the scripts to run, in order
+     * @return one reply per call, in order
+     * @throws BackendUnavailableException if a chunk got no answer in time (the calls of the chunks
+     *                                     before it have run; those after it were not sent)
+     * @throws LockException               if the server answered a call with an error
+     */
+    public List<Object> runAll(String operation, List<? extends PendingReply.Call> calls) {
+        List<Object> replies = new ArrayList<>(calls.size());
+        for (int from = 0; from < calls.size(); from += PIPELINE_CHUNK) {
+            List<? extends PendingReply.Call> chunk = calls.subList(from, Math.min(calls.size(), from + PIPELINE_CHUNK));
+            PendingReply.Replies answered = send(operation, false, chunk).await(System.nanoTime() + operationTimeout.toNanos());
+            for (int i = 0; i < chunk.size(); i++) {
+                replies.add(answered.value(i));
             }
-            pipeline.sync();
         }
-        for (int k = 0; k < indexes.size(); k++) {
-            try {
-                results[indexes.get(k)] = one(replies.get(k).get());
-            } catch (JedisDataException e) {
-                if (!RedisScript.isNoScript(e)) {
-                    throw e;
-                }
-                noScript.add(indexes.get(k));
-            }
-        }
+        return replies;
     }
 
     /**
@@ -337,14 +386,55 @@ public final class RedisNode implements AutoCloseable {
      * @return true if this call deleted it
      */
     public boolean release(String name, String ownerToken) {
-        return withConnection("release '" + name + "'", jedis -> one(LockScripts.RELEASE.eval(jedis,
-                List.of(LockScripts.lockKey(name)), List.of(ownerToken, LockScripts.releaseChannel(name)))));
+        return one(run("release '" + name + "'", releaseCall(name, ownerToken)));
+    }
+
+    /**
+     * @param name       the lock name
+     * @param ownerToken the owner token
+     * @return the compare-and-delete of {@link #release}, as a call for a pipeline
+     */
+    public static PendingReply.ScriptCall releaseCall(String name, String ownerToken) {
+        return new PendingReply.ScriptCall(LockScripts.RELEASE, List.of(LockScripts.lockKey(name)),
+                List.of(ownerToken, LockScripts.releaseChannel(name)));
+    }
+
+    /**
+     * Withdraws a request whose outcome is unknown: deletes the lock if {@code ownerToken} holds
+     * it (announcing the release), and leaves a marker for {@code markerMillis} that makes a write
+     * of the request arriving after this call take nothing ({@link LockScripts#ABANDON}).
+     *
+     * @param name         the lock name
+     * @param ownerToken   the withdrawn request's owner token
+     * @param markerMillis how long a late write of the request is refused, in ms, positive
+     * @return true if this call deleted the lock
+     */
+    public boolean abandon(String name, String ownerToken, long markerMillis) {
+        return one(run("clean up after an acquire of '" + name + "'", abandonCall(name, ownerToken, markerMillis)));
+    }
+
+    /**
+     * @param name         the lock name
+     * @param ownerToken   the withdrawn request's owner token
+     * @param markerMillis how long a late write of the request is refused, in ms, positive
+     * @return the withdrawal of {@link #abandon}, as a call for a pipeline
+     */
+    public static PendingReply.ScriptCall abandonCall(String name, String ownerToken, long markerMillis) {
+        return new PendingReply.ScriptCall(LockScripts.ABANDON,
+                List.of(LockScripts.lockKey(name), LockScripts.abandonedKey(name, ownerToken)),
+                List.of(ownerToken, Long.toString(markerMillis), LockScripts.releaseChannel(name)));
+    }
+
+    /** One script on a pooled connection (see {@link #withConnection}). */
+    private Object run(String operation, PendingReply.ScriptCall call) {
+        return withConnection(operation, jedis -> call.script().eval(jedis, call.keys(), call.args()));
     }
 
     /**
      * Calls {@code onChange} whenever the lock is released through {@link #release}, and once after
      * the notification connection recovers from a drop. Shares one subscriber connection and thread
-     * per node, started on first use; returns once the server confirmed the subscription.
+     * per node, started on first use. Returns at once; the watch's {@link Watch#active()} completes
+     * when the server has confirmed the subscription (exceptionally if the connection is down).
      *
      * @param name     the lock name
      * @param onChange cheap, non-blocking listener
@@ -373,32 +463,28 @@ public final class RedisNode implements AutoCloseable {
      */
     public <T> T withConnection(String operation, Function<Jedis, T> action) {
         for (boolean retried = false; ; retried = true) {
-            checkOpen();
             FlushableConnection connection;
             try {
-                connection = (FlushableConnection) pool.getResource();
+                connection = borrow(); // the hot connection the batches use too, else a pooled one
             } catch (JedisException | IllegalStateException e) {
                 throw translate(operation, e);
             }
-            Jedis jedis = connection.facade();
+            T result;
             try {
-                return action.apply(jedis);
-            } catch (JedisConnectionException e) {
-                connection.dropFacade();
-                if (retried || isTimeout(e) || closed) {
-                    throw translate(operation, e);
-                }
-                // Idle connections die together (a server restart): drop them all, try a fresh one.
-                pool.clear();
+                result = action.apply(connection.facade());
             } catch (RuntimeException e) {
                 connection.dropFacade();
-                if (e instanceof JedisException) {
-                    throw translate(operation, e);
+                giveBack(connection);
+                RedisFailure failure = RedisFailure.of(e);
+                if (failure == RedisFailure.CONNECTION_LOST && !retried && !closed) {
+                    // A pooled connection was dead (the server restarted): its idle siblings are too.
+                    clearIdle();
+                    continue;
                 }
-                throw e;
-            } finally {
-                jedis.close(); // returns the connection to the pool (or discards it if broken)
+                throw e instanceof JedisException ? translate(operation, e) : e;
             }
+            giveBack(connection);
+            return result;
         }
     }
 
@@ -416,6 +502,9 @@ public final class RedisNode implements AutoCloseable {
         if (s != null) {
             s.close();
         }
+        if (reconnector != null) {
+            reconnector.close();
+        }
         dropHot();
         pool.close();
     }
@@ -425,84 +514,9 @@ public final class RedisNode implements AutoCloseable {
         return "RedisNode[" + endpoint + (closed ? ", closed" : "") + "]";
     }
 
-    // ---- error mapping --------------------------------------------------------------------
-
+    /** See {@link RedisFailure#translate}. */
     RuntimeException translate(String operation, RuntimeException e) {
-        Throwable cause = mentionsPassword(e) ? null : e;
-        String detail = endpoint.redact(describe(e));
-        if (e instanceof JedisConnectionException) {
-            return new BackendUnavailableException(endpoint.endpoint(), "Redis at " + endpoint + " did not answer ("
-                    + operation + "; connect timeout " + connectTimeout.toMillis() + " ms, operation timeout "
-                    + operationTimeout.toMillis() + " ms): " + detail, cause);
-        }
-        if (rootCause(e) instanceof NoSuchElementException) {
-            return new BackendUnavailableException(endpoint.endpoint(), "no connection to Redis at " + endpoint
-                    + " became free within " + operationTimeout.toMillis() + " ms (" + operation
-                    + "; raise the URI option poolSize)", cause);
-        }
-        if (isAuthFailure(e) && endpoint.password() == null) {
-            return new LockException("Redis at " + endpoint + " requires a password (" + operation
-                    + "); put it in the URI: redis://[user]:password@" + endpoint + ": " + detail, cause);
-        }
-        if (isAuthFailure(e)) {
-            return new LockException("Redis at " + endpoint + " refused the credentials"
-                    + (endpoint.user() != null ? " of user '" + endpoint.user() + "'" : "") + " (" + operation + "): "
-                    + detail, cause);
-        }
-        if (e instanceof IllegalStateException) {
-            return new IllegalStateException("the Redis connection to " + endpoint + " is closed (" + operation + ")", cause);
-        }
-        return new LockException("Redis at " + endpoint + " failed to " + operation + ": " + detail, cause);
-    }
-
-    private static boolean isAuthFailure(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            String message = String.valueOf(t.getMessage());
-            if (t instanceof JedisAccessControlException || message.startsWith("WRONGPASS")
-                    || message.startsWith("NOAUTH") || message.contains("invalid password")) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    static boolean isTimeout(Throwable e) {
-        return rootCause(e) instanceof SocketTimeoutException;
-    }
-
-    private static Throwable rootCause(Throwable e) {
-        Throwable t = e;
-        while (t.getCause() != null && t.getCause() != t) {
-            t = t.getCause();
-        }
-        return t;
-    }
-
-    private static String describe(Throwable e) {
-        Throwable root = rootCause(e);
-        if (root == e && e.getSuppressed().length > 0) {
-            root = e.getSuppressed()[0]; // Jedis keeps "Connection refused" per address tried here
-        }
-        String message = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
-        if (root != e && root.getMessage() != null && !message.contains(root.getMessage())) {
-            message += " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
-        }
-        return message;
-    }
-
-    private boolean mentionsPassword(Throwable e) {
-        if (endpoint.password() == null) {
-            return false;
-        }
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null && t.getMessage().contains(endpoint.password())) {
-                return true;
-            }
-            if (t.getCause() == t) {
-                break;
-            }
-        }
-        return false;
+        return RedisFailure.translate(e, endpoint, operation, connectTimeout, operationTimeout);
     }
 
     private void checkOpen() {

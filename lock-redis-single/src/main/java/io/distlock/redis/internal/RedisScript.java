@@ -79,14 +79,6 @@ public final class RedisScript {
         }
     }
 
-    /**
-     * @param e a failure from a pipelined {@code EVALSHA}
-     * @return true if the server did not know the script
-     */
-    static boolean isNoScript(JedisDataException e) {
-        return e instanceof JedisNoScriptException || String.valueOf(e.getMessage()).startsWith("NOSCRIPT");
-    }
-
     @Override
     public String toString() {
         return "RedisScript[" + name + ", " + sha1 + "]";

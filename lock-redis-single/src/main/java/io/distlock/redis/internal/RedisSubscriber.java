@@ -9,6 +9,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -62,10 +64,17 @@ final class RedisSubscriber implements AutoCloseable {
         final String channel;
         final Runnable listener;
         final AtomicBoolean open = new AtomicBoolean(true);
+        /** Completes on the server's confirmation of the channel's SUBSCRIBE (see {@link #watch}). */
+        final CompletableFuture<Void> active = new CompletableFuture<>();
 
         Registration(String channel, Runnable listener) {
             this.channel = channel;
             this.listener = listener;
+        }
+
+        @Override
+        public CompletionStage<Void> active() {
+            return active.minimalCompletionStage();
         }
 
         @Override
@@ -84,32 +93,36 @@ final class RedisSubscriber implements AutoCloseable {
 
     /**
      * Calls {@code listener} on every message on {@code channel} until the returned watch is
-     * closed. Returns once the server has confirmed the subscription (so a release published after
-     * this call is heard), or after the operation timeout if the server does not answer, or at once
-     * if the connection is down (the reconnect will call the listener).
+     * closed. Returns at once, without waiting for the server: the watch's {@link Watch#active()}
+     * completes when the server confirms the subscription (from then on a release published is
+     * heard), or at once if the channel is already confirmed. It completes exceptionally if the
+     * subscriber connection is down or drops before the confirmation: the caller then knows not to
+     * wait for it (the reconnect subscribes again and calls the listener once, so nothing is missed
+     * for good). The only I/O on the caller's thread is writing the {@code SUBSCRIBE} on an open
+     * connection, which a socket's buffer absorbs.
      */
     Watch watch(String channel, Runnable listener) {
         Registration registration = new Registration(channel, listener);
+        boolean down;
         synchronized (lock) {
             if (closed) {
                 throw new IllegalStateException("the Redis subscriber for " + endpoint + " is closed");
             }
             Channel ch = channels.computeIfAbsent(channel, c -> new Channel());
             ch.listeners.add(registration);
+            if (ch.confirmed) {
+                registration.active.complete(null);
+                return registration;
+            }
             if (connected && requested.add(channel)) {
                 send(() -> pubSub.subscribe(channel));
             }
             startThread();
-            long deadline = System.nanoTime() + operationTimeout.toNanos();
-            while (!ch.confirmed && !closed && (connected || connecting)) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    break;
-                }
-                if (!awaitLock(left)) {
-                    break; // interrupted: the caller's wait will report it
-                }
-            }
+            down = !connected && !connecting; // waiting out a reconnect back-off
+        }
+        if (down) {
+            registration.active.completeExceptionally(new IllegalStateException("the Redis subscriber connection to "
+                    + endpoint + " is down; it reconnects and then calls every listener once"));
         }
         return registration;
     }
@@ -197,17 +210,24 @@ final class RedisSubscriber implements AutoCloseable {
             } catch (JedisException | IllegalStateException e) {
                 // Dropped or refused: reconnect below unless closing.
             } finally {
+                List<Registration> unconfirmed = new ArrayList<>();
                 synchronized (lock) {
                     connecting = false;
                     connected = false;
                     connection = null;
                     pubSub = null;
-                    channels.values().forEach(ch -> ch.confirmed = false);
+                    for (Channel ch : channels.values()) {
+                        ch.confirmed = false;
+                        unconfirmed.addAll(ch.listeners);
+                    }
                     lock.notifyAll();
                 }
                 if (jedis != null) {
                     closeQuietly(jedis);
                 }
+                IllegalStateException down = new IllegalStateException("the Redis subscriber connection to " + endpoint
+                        + " dropped before the subscription was confirmed; it reconnects");
+                unconfirmed.forEach(r -> r.active.completeExceptionally(down)); // no-op for confirmed ones
             }
             reconnect = true;
             synchronized (lock) {
@@ -255,13 +275,16 @@ final class RedisSubscriber implements AutoCloseable {
                 }
                 return;
             }
+            List<Registration> confirmed;
             synchronized (lock) {
                 Channel ch = channels.get(channel);
-                if (ch != null) {
-                    ch.confirmed = true;
-                    lock.notifyAll();
+                if (ch == null) {
+                    return;
                 }
+                ch.confirmed = true;
+                confirmed = List.copyOf(ch.listeners);
             }
+            confirmed.forEach(r -> r.active.complete(null)); // outside the lock: dependents run here
         }
 
         @Override

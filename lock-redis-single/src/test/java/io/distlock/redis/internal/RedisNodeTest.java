@@ -11,6 +11,7 @@ import io.distlock.spi.Grant;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
 import io.distlock.spi.Watch;
+import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.RedisServer;
 
 import java.net.URI;
@@ -91,6 +92,14 @@ class RedisNodeTest {
         driver.abandon(request, true);
         assertThat(redis.call("EXISTS", "distlock:{abandoned}")).isEqualTo(0L);
         driver.abandon(request("never-written", "x"), true); // nothing there: no error
+
+        // A write of the withdrawn request that arrives now (late) takes nothing; others still can.
+        assertThat(driver.tryAcquire(request).isGranted()).as("the withdrawn request, late").isFalse();
+        assertThat(redis.call("EXISTS", "distlock:{abandoned}")).isEqualTo(0L);
+        long markerTtl = (Long) redis.call("PTTL", "distlock:{abandoned}:abandoned:lost-reply");
+        assertThat(markerTtl).as("the marker lives the lease time plus the operation timeout, no longer")
+                .isBetween(LEASE.toMillis(), LEASE.toMillis() + 2_000);
+        assertThat(driver.tryAcquire(request("abandoned", "next")).isGranted()).isTrue();
     }
 
     @Test
@@ -115,8 +124,9 @@ class RedisNodeTest {
             renewals.add(new Renewal(i % 10 == 0 ? new Grant(request("bulk-" + i, "intruder"), OptionalLong.empty(), null)
                     : grant, Duration.ofSeconds(90)));
         }
-        redis.call("SCRIPT", "FLUSH"); // the batch meets NOSCRIPT: one SCRIPT LOAD, one re-sent batch
-        long loadsBefore = commandCalls("script|load");
+        driver.extendAll(renewals.subList(1, 2)); // the batch's connection has sent the script
+        redis.call("SCRIPT", "FLUSH"); // the batch meets NOSCRIPT: re-sent in one pipeline
+        long evalBefore = commandCalls("eval");
         long evalshaBefore = commandCalls("evalsha");
 
         List<ExtendOutcome> results = driver.extendAll(renewals);
@@ -127,9 +137,25 @@ class RedisNodeTest {
             long pttl = (Long) redis.call("PTTL", "distlock:{bulk-" + i + "}");
             assertThat(pttl).as("lease %d", i).isBetween(i % 10 == 0 ? 0L : 60_001L, i % 10 == 0 ? 30_000L : 90_000L);
         }
-        assertThat(commandCalls("script|load") - loadsBefore).isEqualTo(1);
-        assertThat(commandCalls("evalsha") - evalshaBefore).isEqualTo(2000);
+        // 1000 EVALSHA answered NOSCRIPT, then one EVAL (which reloads the script) and 999 EVALSHA
+        // in one more round trip: never one round trip per lease.
+        assertThat(commandCalls("eval") - evalBefore).isEqualTo(1);
+        assertThat(commandCalls("evalsha") - evalshaBefore).isEqualTo(1999);
         assertThat(driver.extendAll(List.of())).isEmpty();
+    }
+
+    @Test
+    void batchesAndSingleCallsShareTheConnectionsOfAPoolOfOne() {
+        RedisNode single = RedisNode.connect(RedisEndpoint.parse(URI.create(redis.uri()), RedisEndpoint.OPTIONS),
+                Duration.ofSeconds(1), Duration.ofSeconds(1), 1);
+        try (RedisLockDriver one = new RedisLockDriver(single)) {
+            Grant grant = one.tryAcquire(request("pool-of-one", "t")).grant();
+            assertThat(one.extendAll(List.of(new Renewal(grant, LEASE)))).containsExactly(ExtendOutcome.extended());
+            // The batch's connection went back where the next single call finds it.
+            assertThat(one.extend(grant, LEASE).isExtended()).isTrue();
+            assertThat(one.releaseAll(List.of(grant))).isEmpty();
+            assertThat(one.tryAcquire(request("pool-of-one", "u")).isGranted()).isTrue();
+        }
     }
 
     @Test
@@ -138,6 +164,9 @@ class RedisNodeTest {
         List<Watch> watches = new ArrayList<>();
         for (int i = 0; i < 50; i++) {
             watches.add(driver.watch("watched-" + (i % 10), wakes::incrementAndGet));
+        }
+        for (Watch watch : watches) {
+            assertThat(watch.active()).succeedsWithin(Duration.ofSeconds(5)); // the server confirmed it
         }
         assertThat(subscriberConnections()).isEqualTo(1);
         assertThat(subscribers("distlock:released:{watched-3}")).as("subscribed once per lock").isEqualTo(1L);
@@ -153,10 +182,46 @@ class RedisNodeTest {
     }
 
     @Test
+    void aWatchReturnsAtOnceAndIsActiveOnTheServersConfirmation() {
+        try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port());
+             RedisLockDriver slow = new RedisLockDriver(RedisNode.connect(RedisEndpoint.parse(
+                     URI.create("redis://" + proxy.endpoint()), RedisEndpoint.OPTIONS), Duration.ofSeconds(1), Duration.ofSeconds(2), 2))) {
+            proxy.latency(Duration.ofMillis(300)); // a SUBSCRIBE round trip takes 600 ms
+            AtomicInteger wakes = new AtomicInteger();
+            long start = System.nanoTime();
+            Watch watch = slow.watch("confirmed", wakes::incrementAndGet);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("watch() does not wait for the server")
+                    .isLessThan(Duration.ofMillis(200));
+            assertThat(watch.active().toCompletableFuture()).as("not confirmed yet").isNotDone();
+            assertThat(watch.active()).succeedsWithin(Duration.ofSeconds(5));
+            proxy.latency(Duration.ZERO);
+            // Confirmed: a release from now on is heard.
+            driver.release(driver.tryAcquire(request("confirmed", "t")).grant());
+            await().atMost(5, SECONDS).until(() -> wakes.get() == 1);
+            assertThat(slow.watch("confirmed", () -> { }).active().toCompletableFuture())
+                    .as("a channel already confirmed: active at once").isCompleted();
+            watch.close();
+        }
+    }
+
+    @Test
+    void aWatchWhileTheSubscriberIsDownIsNotWaitedFor() {
+        Watch first = driver.watch("down", () -> { });
+        assertThat(first.active()).succeedsWithin(Duration.ofSeconds(5));
+        redis.kill();
+        Watch during = driver.watch("down-too", () -> { });
+        assertThat(during.active()).as("the subscriber cannot confirm it now: the caller must not wait")
+                .failsWithin(Duration.ofSeconds(5));
+        during.close();
+        first.close();
+    }
+
+    @Test
     void aDroppedSubscriberReconnectsResubscribesAndWakesEveryWatcherOnce() {
         AtomicInteger wakes = new AtomicInteger();
         Watch a = driver.watch("reconnect-a", wakes::incrementAndGet);
         Watch b = driver.watch("reconnect-b", wakes::incrementAndGet);
+        assertThat(b.active()).succeedsWithin(Duration.ofSeconds(5));
         redis.kill();
         redis.restart();
         await().atMost(10, SECONDS).until(() -> wakes.get() == 2);

@@ -2,9 +2,8 @@ package io.distlock.redlock.internal;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.redis.internal.PendingReply;
+import io.distlock.redis.internal.RedisFailure;
 
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -24,9 +23,22 @@ final class FanOut {
      * @param node    the node
      * @param replies its replies, or null if it failed
      * @param failure why it gave no replies (unreachable, too slow, refused), or null
+     * @param kind    what the failure was, by type ({@link RedisFailure}), or null if it answered
+     * @param sent    whether the calls may have reached the node (false: nothing was sent, as to a node
+     *                being reconnected, so nothing of them can be there)
      * @param votes   whether its replies count towards a quorum (see {@link RedlockNode} on restarts)
      */
-    record Answer(RedlockNode node, PendingReply.Replies replies, RuntimeException failure, boolean votes) {
+    record Answer(RedlockNode node, PendingReply.Replies replies, RuntimeException failure, RedisFailure kind, boolean sent,
+                  boolean votes) {
+        static Answer replied(RedlockNode node, PendingReply.Replies replies, boolean votes) {
+            return new Answer(node, replies, null, null, true, votes);
+        }
+
+        static Answer failed(RedlockNode node, PendingReply pending, RuntimeException failure) {
+            return new Answer(node, null, failure, pending.failure().orElse(RedisFailure.UNEXPECTED),
+                    pending.mayHaveReachedServer(), false);
+        }
+
         boolean answered() {
             return failure == null;
         }
@@ -37,23 +49,7 @@ final class FanOut {
          *         with the load that caused it)
          */
         boolean down() {
-            return failure instanceof BackendUnavailableException && !mentions(failure, true) && mentions(failure, false);
-        }
-
-        /** Looks through causes and suppressed exceptions for a timeout, or for a hard connection failure. */
-        private static boolean mentions(Throwable e, boolean timeout) {
-            for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-                if (timeout ? t instanceof SocketTimeoutException
-                        : t instanceof SocketException || String.valueOf(t.getMessage()).contains("Unexpected end of stream")) {
-                    return true;
-                }
-                for (Throwable suppressed : t.getSuppressed()) {
-                    if (mentions(suppressed, timeout)) {
-                        return true;
-                    }
-                }
-            }
-            return false;
+            return kind != null && kind.down();
         }
     }
 
@@ -74,9 +70,9 @@ final class FanOut {
                 PendingReply.Replies replies = pending[i].await(deadlineNanos);
                 long now = System.nanoTime();
                 node.learn(replies.serverInfo(), now);
-                answers.add(new Answer(node, replies, null, node.votes(now)));
+                answers.add(Answer.replied(node, replies, node.votes(now)));
             } catch (RuntimeException e) {
-                answers.add(new Answer(node, null, e, false));
+                answers.add(Answer.failed(node, pending[i], e));
             }
         }
         return answers;

@@ -85,7 +85,7 @@ public final class RedlockDriver implements LockDriver {
         List<RedlockNode> nodes = new ArrayList<>();
         for (RedisEndpoint endpoint : settings.nodes()) {
             // Connecting is part of a fan-out too, so it gets the per-node bound as well.
-            nodes.add(new RedlockNode(RedisNode.open(endpoint, settings.nodeTimeout(), settings.nodeTimeout(),
+            nodes.add(new RedlockNode(RedisNode.openForFanOut(endpoint, settings.nodeTimeout(), settings.nodeTimeout(),
                     settings.poolSize()), settings.restartDelay()));
         }
         RedlockDriver driver = new RedlockDriver(settings, options, nodes);
@@ -110,13 +110,13 @@ public final class RedlockDriver implements LockDriver {
             try {
                 PendingReply.Replies replies = pending.get(i).await(deadlineNanos);
                 nodes.get(i).learn(replies.serverInfo(), System.nanoTime());
-                answers.add(new FanOut.Answer(nodes.get(i), replies, null, true));
+                answers.add(FanOut.Answer.replied(nodes.get(i), replies, true));
                 if (replies.serverInfo().isPresent()) {
                     infos.add(replies.serverInfo().get());
                     described.add(nodes.get(i));
                 }
             } catch (BackendUnavailableException e) {
-                answers.add(new FanOut.Answer(nodes.get(i), null, e, false));
+                answers.add(FanOut.Answer.failed(nodes.get(i), pending.get(i), e));
             }
         }
         long answered = answers.stream().filter(FanOut.Answer::answered).count();
@@ -159,7 +159,9 @@ public final class RedlockDriver implements LockDriver {
         long now = System.nanoTime();
         for (FanOut.Answer answer : answers) {
             if (!answer.answered()) {
-                mayHoldIt.add(answer.node()); // the SET may have landed although no reply came in time
+                if (answer.sent()) {
+                    mayHoldIt.add(answer.node()); // the SET may have landed although no reply came in time
+                }
                 if (!(answer.failure() instanceof BackendUnavailableException) && refused == null) {
                     refused = answer.failure(); // credentials or ACL refused, or the client was closed
                 }
@@ -236,8 +238,7 @@ public final class RedlockDriver implements LockDriver {
         List<ScriptCall> calls = new ArrayList<>(renewals.size());
         for (Renewal renewal : renewals) {
             settings.checkLeaseTime(renewal.leaseTime());
-            calls.add(new ScriptCall(LockScripts.EXTEND, List.of(LockScripts.lockKey(renewal.grant().name())),
-                    List.of(renewal.grant().ownerToken(), Long.toString(millis(renewal.leaseTime())))));
+            calls.add(RedisNode.extendCall(renewal.grant().name(), renewal.grant().ownerToken(), millis(renewal.leaseTime())));
         }
         long start = System.nanoTime();
         String operation = renewals.size() == 1 ? "extend '" + renewals.get(0).grant().name() + "'"

@@ -80,4 +80,22 @@ class FanOutTest {
             assertThat(new String((byte[]) node.send("again", false, set("y", "d")).await(deadline()).value(0))).isEqualTo("a");
         }
     }
+
+    @Test
+    void aKilledNodeIsDownForSureAHungOneIsOnlySlow() {
+        FanOut.run(nodes, "warm", set("z", "w"), deadline()); // every node has a pooled connection now
+        servers.get(0).kill();  // its connection ends: end of stream, then refused
+        servers.get(1).pause(); // answers nothing: a read timeout
+        try {
+            List<FanOut.Answer> answers = FanOut.run(nodes, "acquire 'z'", set("z", "v"),
+                    System.nanoTime() + Duration.ofMillis(200).toNanos());
+            assertThat(answers.get(0).down()).as("killed: %s", answers.get(0).failure()).isTrue();
+            assertThat(answers.get(1).answered()).isFalse();
+            assertThat(answers.get(1).down()).as("hung: %s", answers.get(1).failure()).isFalse();
+            assertThat(answers.get(2).answered()).isTrue();
+            assertThat(FanOut.quorumDown(answers, 2)).as("one down of three").isFalse();
+        } finally {
+            servers.get(1).resume();
+        }
+    }
 }

@@ -1,0 +1,258 @@
+package io.distlock.redis.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.IdentityHashMap;
+import java.util.NoSuchElementException;
+import java.util.Set;
+
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+import redis.clients.jedis.exceptions.JedisBusyException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisNoScriptException;
+
+/**
+ * What a failure from Jedis means for a lock, and which of the contract's exceptions it becomes
+ * ({@link #translate}): the one place in the Redis family that looks inside Jedis's exceptions. Everything is decided by type — the exception's own, its causes' and its
+ * suppressed exceptions' (Jedis 8 keeps a connect timeout and a refused connect as a
+ * <em>suppressed</em> exception of a {@link JedisConnectionException} whose cause is null) — never
+ * by Jedis's wording, so that a driver upgrade that changes it breaks {@code RedisFailureTest}, not
+ * the lock's behaviour. The only text read is a server error reply's first word ({@code LOADING},
+ * {@code READONLY}, ...): the error code the Redis protocol puts there, which Jedis has no type for.
+ */
+public enum RedisFailure {
+
+    /**
+     * No answer in time: a connect or a read timed out. A request already written may still take
+     * effect (late); the server may only be slow.
+     */
+    TIMEOUT(true),
+
+    /**
+     * The connection was refused, reset, or closed by the peer (end of stream): the server is down
+     * or restarted. A request written before the connection broke may have taken effect.
+     */
+    CONNECTION_LOST(true),
+
+    /** No pooled connection became free within the operation timeout: nothing was sent. */
+    POOL_EXHAUSTED(true),
+
+    /**
+     * The server is up but not serving now: it runs a long script ({@code BUSY}), is loading its
+     * data ({@code LOADING}), or became a replica ({@code READONLY}, {@code MASTERDOWN}). The
+     * command was not run.
+     */
+    SERVER_UNAVAILABLE(true),
+
+    /** The server refused the credentials or the command's permission ({@code WRONGPASS}, {@code NOAUTH}, {@code NOPERM}). */
+    CREDENTIALS_REFUSED(false),
+
+    /** The server lost a script ({@code NOSCRIPT}): send it again as {@code EVAL}. */
+    NO_SCRIPT(false),
+
+    /** Any other error the server answered ({@code WRONGTYPE}, a script error): a definite refusal. */
+    SERVER_ERROR(false),
+
+    /** This client's node or pool was closed. */
+    CLOSED(false),
+
+    /**
+     * Nothing was sent: the node is unreachable for now (its last connect or reply failed) and is
+     * being reconnected in the background ({@link RedisNode#openForFanOut}). Counts as down.
+     */
+    NOT_CONNECTED(true),
+
+    /** Anything else Jedis throws (a reply it could not parse): no definite answer either. */
+    UNEXPECTED(true);
+
+    /** What a node that is being reconnected answers at once, instead of connecting within a caller's deadline. */
+    static final class NotConnected extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        NotConnected(String message) {
+            super(message, null, false, false); // no stack trace: it is an expected state, thrown often
+        }
+    }
+
+    private final boolean outcomeUnknown;
+
+    RedisFailure(boolean outcomeUnknown) {
+        this.outcomeUnknown = outcomeUnknown;
+    }
+
+    /**
+     * @return true if the server gave no definite answer: the caller must report the outcome as
+     *         unknown ({@link io.distlock.BackendUnavailableException}), never as a refusal
+     */
+    public boolean outcomeUnknown() {
+        return outcomeUnknown;
+    }
+
+    /**
+     * @return true if the server is down for sure (the connection was refused, reset or closed on
+     *         it), not merely slow: a timeout may pass with the load that caused it
+     */
+    public boolean down() {
+        return this == CONNECTION_LOST || this == NOT_CONNECTED;
+    }
+
+    /**
+     * Classifies {@code e}, looking through its causes and suppressed exceptions.
+     *
+     * @param e a failure from Jedis, its pool, or this package
+     * @return what it means
+     */
+    public static RedisFailure of(Throwable e) {
+        if (e instanceof NotConnected) {
+            return NOT_CONNECTED;
+        }
+        if (e instanceof IllegalStateException) {
+            return CLOSED; // our own checkOpen, or commons-pool's "Pool not open"
+        }
+        if (contains(e, SocketTimeoutException.class)) {
+            return TIMEOUT; // before CONNECTION_LOST: a timeout is wrapped in a JedisConnectionException too
+        }
+        if (contains(e, JedisConnectionException.class)) {
+            return CONNECTION_LOST; // refused (suppressed ConnectException), reset, end of stream, broken
+        }
+        if (contains(e, NoSuchElementException.class)) {
+            return POOL_EXHAUSTED; // commons-pool's "Timeout waiting for idle object"
+        }
+        if (contains(e, JedisAccessControlException.class)) {
+            return CREDENTIALS_REFUSED;
+        }
+        if (contains(e, JedisBusyException.class)) {
+            return SERVER_UNAVAILABLE;
+        }
+        if (contains(e, JedisNoScriptException.class)) {
+            return NO_SCRIPT;
+        }
+        JedisDataException reply = find(e, JedisDataException.class);
+        if (reply != null) {
+            return switch (errorCode(reply)) {
+                case "NOSCRIPT" -> NO_SCRIPT; // a pipelined reply Jedis did not type
+                case "LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN" -> SERVER_UNAVAILABLE;
+                default -> SERVER_ERROR;
+            };
+        }
+        return UNEXPECTED;
+    }
+
+    /** The first word of a server error reply: its error code, as the Redis protocol defines it. */
+    private static String errorCode(JedisDataException reply) {
+        String message = String.valueOf(reply.getMessage());
+        int space = message.indexOf(' ');
+        return space < 0 ? message : message.substring(0, space);
+    }
+
+    private static boolean contains(Throwable e, Class<? extends Throwable> type) {
+        return find(e, type) != null;
+    }
+
+    /** Depth-first through causes and suppressed exceptions, each visited once (they can form cycles). */
+    private static <T extends Throwable> T find(Throwable e, Class<T> type) {
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        Deque<Throwable> todo = new ArrayDeque<>();
+        todo.push(e);
+        while (!todo.isEmpty()) {
+            Throwable t = todo.pop();
+            if (!seen.add(t)) {
+                continue;
+            }
+            if (type.isInstance(t)) {
+                return type.cast(t);
+            }
+            Throwable[] suppressed = t.getSuppressed();
+            for (int i = suppressed.length - 1; i >= 0; i--) {
+                todo.push(suppressed[i]);
+            }
+            if (t.getCause() != null) {
+                todo.push(t.getCause());
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Maps a failure to the contract's exceptions, by its kind: no definite answer is a
+     * {@link BackendUnavailableException}; a server's refusal a {@link LockException}; a closed
+     * node an {@link IllegalStateException}. Names the endpoint, never the password (a failure
+     * whose message shows it is not kept as the cause).
+     *
+     * @param e                the failure
+     * @param endpoint         the server it came from
+     * @param operation        what was being done, for the message (no secrets)
+     * @param connectTimeout   the node's connect timeout, for the message
+     * @param operationTimeout the node's operation timeout, for the message
+     * @return the exception to throw
+     */
+    static RuntimeException translate(RuntimeException e, RedisEndpoint endpoint, String operation, Duration connectTimeout,
+                                      Duration operationTimeout) {
+        Throwable cause = mentionsPassword(e, endpoint) ? null : e;
+        String detail = endpoint.redact(describe(e));
+        return switch (of(e)) {
+            case TIMEOUT, CONNECTION_LOST, UNEXPECTED -> new BackendUnavailableException(endpoint.endpoint(), "Redis at "
+                    + endpoint + " did not answer (" + operation + "; connect timeout " + connectTimeout.toMillis()
+                    + " ms, operation timeout " + operationTimeout.toMillis() + " ms): " + detail, cause);
+            case NOT_CONNECTED -> new BackendUnavailableException(endpoint.endpoint(), e.getMessage() + " (" + operation + ")",
+                    null);
+            case POOL_EXHAUSTED -> new BackendUnavailableException(endpoint.endpoint(), "no connection to Redis at "
+                    + endpoint + " became free within " + operationTimeout.toMillis() + " ms (" + operation
+                    + "; raise the URI option poolSize)", cause);
+            case SERVER_UNAVAILABLE -> new BackendUnavailableException(endpoint.endpoint(), "Redis at " + endpoint
+                    + " is not serving now (" + operation + "): " + detail, cause);
+            case CREDENTIALS_REFUSED -> endpoint.password() == null
+                    ? new LockException("Redis at " + endpoint + " requires a password (" + operation
+                    + "); put it in the URI: redis://[user]:password@" + endpoint + ": " + detail, cause)
+                    : new LockException("Redis at " + endpoint + " refused the credentials"
+                    + (endpoint.user() != null ? " of user '" + endpoint.user() + "'" : "") + " (" + operation + "): "
+                    + detail, cause);
+            case CLOSED -> new IllegalStateException("the Redis connection to " + endpoint + " is closed (" + operation + ")",
+                    cause);
+            case NO_SCRIPT, SERVER_ERROR -> new LockException("Redis at " + endpoint + " failed to " + operation + ": "
+                    + detail, cause);
+        };
+    }
+
+    private static Throwable rootCause(Throwable e) {
+        Throwable t = e;
+        while (t.getCause() != null && t.getCause() != t) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    private static String describe(Throwable e) {
+        Throwable root = rootCause(e);
+        if (root == e && e.getSuppressed().length > 0) {
+            root = e.getSuppressed()[0]; // Jedis keeps "Connection refused" per address tried here
+        }
+        String message = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        if (root != e && root.getMessage() != null && !message.contains(root.getMessage())) {
+            message += " (" + root.getClass().getSimpleName() + ": " + root.getMessage() + ")";
+        }
+        return message;
+    }
+
+    private static boolean mentionsPassword(Throwable e, RedisEndpoint endpoint) {
+        if (endpoint.password() == null) {
+            return false;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t.getMessage() != null && t.getMessage().contains(endpoint.password())) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+}
