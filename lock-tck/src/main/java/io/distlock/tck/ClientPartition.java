@@ -24,7 +24,8 @@ public interface ClientPartition {
 
     /**
      * The operation timeout of the clients {@link #open()} makes: how long one of their requests
-     * may go unanswered before it counts as failed. Rules bound "in time" by it.
+     * may go unanswered before it counts as failed, retries within it included (for a backend that
+     * asks every node at once, such as Redlock, one fan-out's bound). Rules bound "in time" by it.
      *
      * @return the operation timeout; {@link LockOptions#operationTimeout()} of the defaults unless overridden
      */

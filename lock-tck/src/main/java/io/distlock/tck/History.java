@@ -11,6 +11,7 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -94,6 +95,7 @@ public final class History {
         }
     }
 
+    private final AtomicInteger unknown = new AtomicInteger();
     private final long originNanos = System.nanoTime();
     private final AtomicLong leaseIds = new AtomicLong();
     private final ConcurrentLinkedQueue<Event> events = new ConcurrentLinkedQueue<>();
@@ -195,6 +197,16 @@ public final class History {
         return acquisitions.size();
     }
 
+    /** Records an attempt that got no answer (its outcome is unknown: no lease, and no contention either). */
+    public void unknownOutcome() {
+        unknown.incrementAndGet();
+    }
+
+    /** @return how many attempts got no answer */
+    public int unknownOutcomes() {
+        return unknown.get();
+    }
+
     /** @return how many distinct clients acquired at least once */
     public long distinctHolders() {
         return acquisitions.values().stream().map(Event::client).distinct().count();
@@ -202,6 +214,7 @@ public final class History {
 
     @Override
     public String toString() {
-        return "History[" + events.size() + " events, " + acquisitions.size() + " leases]";
+        return "History[" + events.size() + " events, " + acquisitions.size() + " leases"
+                + (unknown.get() > 0 ? ", " + unknown.get() + " attempts unanswered" : "") + "]";
     }
 }
