@@ -127,6 +127,11 @@ final class ZkServers implements Closeable {
                 : members.stream().map(member -> member.proxy().endpoint()).collect(Collectors.joining(","));
     }
 
+    /** @return {@code host:port} of every server's own client port (not the shared proxies'), in member order */
+    List<String> serverEndpoints() {
+        return serverPorts().stream().map(port -> FreePorts.LOOPBACK + ":" + port).toList();
+    }
+
     /** The servers' own client ports (not the proxies'), for four-letter-word queries. */
     private List<Integer> serverPorts() {
         return single != null ? List.of(singleSpec.getPort()) : members.stream().map(member -> member.clientPort).toList();

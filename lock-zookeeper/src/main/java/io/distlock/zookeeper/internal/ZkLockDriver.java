@@ -60,9 +60,6 @@ public final class ZkLockDriver implements LockDriver {
     private final Map<String, Grant> grants = new ConcurrentHashMap<>();
     /** Lock name → the engine's waiters in this client, woken when a predecessor node goes. */
     private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
-    /** Nodes that must go but could not be deleted while the connection was down; retried on reconnect. */
-    private final Set<String> leftovers = ConcurrentHashMap.newKeySet();
-    private volatile ZkSession sessionForEvents;
 
     private ZkLockDriver(ZkEndpoint endpoint, LockOptions options, DriverContext context) {
         this.endpoint = endpoint;
@@ -70,7 +67,6 @@ public final class ZkLockDriver implements LockDriver {
         // Connection events may arrive before open() returns: nothing is held yet then.
         this.session = ZkSession.open(endpoint, options, this::stateChanged);
         this.calls = session.calls();
-        this.sessionForEvents = session;
     }
 
     /**
@@ -168,7 +164,7 @@ public final class ZkLockDriver implements LockDriver {
      *
      * @return true if a ghost was deleted (look at the queue again)
      */
-    private boolean removeGhosts(LockRequest request, String dir, List<String> ahead, Node node) {
+    private boolean removeGhosts(LockRequest request, String dir, List<String> ahead, Node node) throws KeeperException {
         boolean removed = false;
         for (String child : ahead) {
             if (ZkPaths.ownedBy(child, request.ownerToken()) && !child.equals(ZkPaths.name(node.path()))) {
@@ -181,28 +177,40 @@ public final class ZkLockDriver implements LockDriver {
 
     /** After a lost reply to a create: the node may exist; if so, it is this request's place in line. */
     private void adopt(LockRequest request, String dir) throws KeeperException {
-        List<String> children;
-        try {
-            // The server we reconnected to may lag behind the one that took the create: sync first
-            // (in order with the listing, so the listing sees at least what the leader had).
-            zk().sync(dir, (rc, path, ctx) -> { }, null);
-            children = calls.await(children(dir), "list " + dir);
-        } catch (KeeperException.NoNodeException e) {
+        for (String child : findByOwner(dir, request.ownerToken())) {
+            CompletableFuture<Long> czxid = new CompletableFuture<>();
+            zk().exists(dir + "/" + child, false, (rc, path, ctx, stat) ->
+                    ZkCalls.complete(czxid, rc, path, stat == null ? null : stat.getCzxid()), null);
+            try {
+                nodes.put(request.ownerToken(), new Node(dir + "/" + child, calls.await(czxid, "read " + child)));
+            } catch (KeeperException.NoNodeException gone) {
+                // deleted meanwhile: nothing to adopt
+            }
             return;
         }
+    }
+
+    /**
+     * The nodes in {@code dir} that carry {@code ownerToken} in their name (protected mode, as
+     * Curator's): where a create whose reply was lost may have left one. The server this client
+     * reconnected to may lag behind the one that took the create: sync first, in order with the
+     * listing, so the listing sees at least what the leader had.
+     */
+    private List<String> findByOwner(String dir, String ownerToken) throws KeeperException {
+        zk().sync(dir, (rc, path, ctx) -> { }, null);
+        List<String> children;
+        try {
+            children = calls.await(children(dir), "list " + dir);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+        List<String> owned = new ArrayList<>(1);
         for (String child : children) {
-            if (ZkPaths.ownedBy(child, request.ownerToken())) {
-                CompletableFuture<Long> czxid = new CompletableFuture<>();
-                zk().exists(dir + "/" + child, false, (rc, path, ctx, stat) ->
-                        ZkCalls.complete(czxid, rc, path, stat == null ? null : stat.getCzxid()), null);
-                try {
-                    nodes.put(request.ownerToken(), new Node(dir + "/" + child, calls.await(czxid, "read " + child)));
-                } catch (KeeperException.NoNodeException gone) {
-                    // deleted meanwhile: nothing to adopt
-                }
-                return;
+            if (ZkPaths.ownedBy(child, ownerToken)) {
+                owned.add(child);
             }
         }
+        return owned;
     }
 
     private CompletableFuture<Node> create(String dir, LockRequest request) {
@@ -296,10 +304,15 @@ public final class ZkLockDriver implements LockDriver {
         return results;
     }
 
+    /**
+     * Deletes the grant's node. Returns once the server confirmed it is gone; throws when it could
+     * not tell, and keeps the grant until then: the engine calls this again (after a back-off, and
+     * at once when the connection is restored).
+     */
     @Override
     public boolean release(Grant grant) {
-        boolean deleted = session.delete((String) grant.handle(), "release '" + grant.name() + "'");
-        forget(grant.ownerToken()); // only once the delete is confirmed: the engine retries it otherwise
+        boolean deleted = removeNode((String) grant.handle(), "release '" + grant.name() + "'");
+        forget(grant.ownerToken());
         return deleted;
     }
 
@@ -308,35 +321,43 @@ public final class ZkLockDriver implements LockDriver {
         return false;
     }
 
-    /** The lease time passed without an extend: the node goes, as a key with a TTL would. */
+    /** The lease time passed without an extend: the node goes, as a key with a TTL would; as {@link #release}. */
     @Override
     public void leaseExpired(Grant grant) {
-        session.delete((String) grant.handle(), "end the expired lease on '" + grant.name() + "'");
-        forget(grant.ownerToken()); // only once the delete is confirmed: the engine retries it otherwise
+        removeNode((String) grant.handle(), "end the expired lease on '" + grant.name() + "'");
+        forget(grant.ownerToken());
     }
 
+    /**
+     * Deletes the request's node, and after an unknown outcome every node that carries its owner
+     * token (a create whose reply was lost). The request is forgotten only once the server
+     * confirmed all of it gone; until then this throws and the engine calls it again.
+     */
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
-        Node node = nodes.remove(request.ownerToken());
-        grants.remove(request.ownerToken());
+        String what = "withdraw a request for '" + request.name() + "'";
+        Node node = nodes.get(request.ownerToken());
         if (node != null) {
-            session.delete(node.path(), "abandon a request for '" + request.name() + "'");
-            return;
+            removeNode(node.path(), what);
         }
         if (outcomeUnknown) {
-            // A create may have landed without its reply: find the node by the owner token in its name.
             String dir = ZkPaths.lockDir(endpoint.chroot(), request.name());
             try {
-                for (String child : calls.await(children(dir), "list " + dir)) {
-                    if (ZkPaths.ownedBy(child, request.ownerToken())) {
-                        session.delete(dir + "/" + child, "abandon a request for '" + request.name() + "'");
-                    }
+                for (String child : findByOwner(dir, request.ownerToken())) {
+                    session.delete(dir + "/" + child, what);
                 }
-            } catch (KeeperException.NoNodeException e) {
-                // nothing was left
             } catch (KeeperException e) {
-                throw calls.translate(e, "clean up an abandoned request for '" + request.name() + "'");
+                throw calls.translate(e, what);
             }
+        }
+        forget(request.ownerToken());
+    }
+
+    private boolean removeNode(String path, String what) {
+        try {
+            return session.delete(path, what);
+        } catch (KeeperException e) {
+            throw calls.translate(e, what);
         }
     }
 
@@ -353,29 +374,17 @@ public final class ZkLockDriver implements LockDriver {
                 context.connectionSuspended();
                 break;
             case RECONNECTED:
-                context.connectionRestored();
-                List<String> retry = new ArrayList<>(leftovers);
-                leftovers.removeAll(retry);
-                ZkSession current = sessionForEvents; // null while open() is still connecting
-                if (current != null) {
-                    retry.forEach(current::deleteInBackground);
-                } else {
-                    leftovers.addAll(retry);
-                }
+                context.connectionRestored(); // the engine retries every pending removal at once
                 listeners.keySet().forEach(this::wake); // a predecessor may have gone while we were away
                 break;
             case LOST:
-                // The session expired: its ephemeral nodes are gone (or will be, if the server has
-                // not noticed yet; then they are deleted on reconnect). Every lease is lost.
+                // The session expired: its ephemeral nodes are gone, or go when the server notices.
+                // Every lease is lost; the engine then ends each one through leaseExpired, whose
+                // delete (on the new session) confirms the node gone. Waiters look at the line again.
                 for (Grant grant : new ArrayList<>(grants.values())) {
-                    forget(grant.ownerToken());
-                    leftovers.add((String) grant.handle());
                     context.leaseLost(grant, Lease.LossReason.BACKEND_LOST);
                 }
-                for (Node node : new ArrayList<>(nodes.values())) {
-                    leftovers.add(node.path());
-                }
-                nodes.clear();
+                listeners.keySet().forEach(this::wake);
                 break;
             default:
                 break;

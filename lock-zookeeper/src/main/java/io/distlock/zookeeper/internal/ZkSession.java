@@ -150,25 +150,11 @@ final class ZkSession {
     }
 
     /**
-     * Deletes a node this client created; false if it was gone already. A delete is idempotent,
-     * so one that lost its connection is sent again once the client has reconnected.
+     * Deletes a node this client created, once: true if it was deleted, false if it was gone
+     * already — either way the server confirmed it is not there. A connection problem is thrown
+     * as it is: the caller (the engine's cleanup, or an acquire's reconnect loop) tries again.
      */
-    boolean delete(String path, String what) {
-        long deadline = System.nanoTime() + operationTimeout.toNanos();
-        while (true) {
-            try {
-                return deleteOnce(path, what);
-            } catch (KeeperException e) {
-                if (!ZkCalls.isConnectionProblem(e) || e.code() == KeeperException.Code.SESSIONEXPIRED
-                        || System.nanoTime() - deadline > 0) {
-                    throw calls.translate(e, what);
-                }
-                awaitReconnect(deadline, e, what);
-            }
-        }
-    }
-
-    private boolean deleteOnce(String path, String what) throws KeeperException {
+    boolean delete(String path, String what) throws KeeperException {
         CompletableFuture<Boolean> deleted = new CompletableFuture<>();
         zk().delete(path, -1, (rc, p, ctx) -> {
             if (rc == KeeperException.Code.NONODE.intValue()) {
@@ -178,11 +164,6 @@ final class ZkSession {
             }
         }, null);
         return calls.await(deleted, what);
-    }
-
-    /** Sends a delete without waiting for it (a clean-up on reconnect); failures are ignored. */
-    void deleteInBackground(String path) {
-        zk().delete(path, -1, (rc, p, ctx) -> { }, null);
     }
 
     /**
