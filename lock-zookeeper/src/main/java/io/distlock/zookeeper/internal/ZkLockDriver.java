@@ -36,13 +36,23 @@ import java.util.concurrent.CopyOnWriteArraySet;
  * the listing already contains the new node: one round trip decides. The lowest sequence holds the
  * lock; its {@code czxid} (from the create's {@code Stat}, no extra read) is the fencing token: it is
  * ensemble-wide monotonic, and sequence order is creation order, so tokens increase in grant order.
- * A request keeps its node between attempts (FIFO), and a waiter watches only its predecessor.
+ * The node's name carries the owner token (Curator's protected mode), so a create whose reply was
+ * lost is found again by it.
+ *
+ * <p>Waiting: a request keeps its node between attempts (FIFO) and watches only its predecessor,
+ * with one {@link PredecessorWatch} for its whole wait that wakes the engine only when the
+ * predecessor is deleted, and on every reconnect. Between those the answer is still "busy" and an
+ * attempt asks the server nothing. The notifications are reliable, so the engine does not poll.
  *
  * <p>Lease time: an ephemeral node lives as long as the session, so the engine ends each lease at
  * the end of its validity ({@link #leaseExpired}: the node is deleted), and a crashed or stopped
  * process loses its nodes when its session expires. Connection states reach the engine:
  * {@code SUSPENDED} makes every lease invalid until {@code RECONNECTED}; {@code LOST} (the session
  * expired) loses them all.
+ *
+ * <p>Removals (release, lease end, a withdrawn request) are single attempts that throw when the
+ * server did not confirm them; the engine's cleanup calls them again. A node is forgotten here
+ * only once the server confirmed it gone.
  */
 public final class ZkLockDriver implements LockDriver {
 
@@ -50,21 +60,34 @@ public final class ZkLockDriver implements LockDriver {
     private record Node(String path, long czxid) {
     }
 
-    private final ZkSession session;
-    private final ZkEndpoint endpoint;
-    private final DriverContext context;
-    private final ZkCalls calls;
-    /** Owner token → the request's node, from its first attempt until it is released, lost or abandoned. */
-    private final Map<String, Node> nodes = new ConcurrentHashMap<>();
+    /** One request's place in line: from its first attempt until the server confirmed its node gone. */
+    private static final class InLine {
+        final String dir;
+        final PredecessorWatch predecessor;
+        /** The request's node, once created (or found by its owner token); null before, and once confirmed gone. */
+        volatile Node node;
+
+        InLine(String dir, PredecessorWatch predecessor) {
+            this.dir = dir;
+            this.predecessor = predecessor;
+        }
+    }
+
+    // Initialised before the session opens: connection events may arrive before the constructor returns.
+    /** Owner token → the request's place in line. */
+    private final Map<String, InLine> requests = new ConcurrentHashMap<>();
     /** Owner token → the grants this client holds. */
     private final Map<String, Grant> grants = new ConcurrentHashMap<>();
     /** Lock name → the engine's waiters in this client, woken when a predecessor node goes. */
     private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
+    private final ZkSession session;
+    private final ZkEndpoint endpoint;
+    private final DriverContext context;
+    private final ZkCalls calls;
 
     private ZkLockDriver(ZkEndpoint endpoint, LockOptions options, DriverContext context) {
         this.endpoint = endpoint;
         this.context = context;
-        // Connection events may arrive before open() returns: nothing is held yet then.
         this.session = ZkSession.open(endpoint, options, this::stateChanged);
         this.calls = session.calls();
     }
@@ -92,21 +115,27 @@ public final class ZkLockDriver implements LockDriver {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        String dir = ZkPaths.lockDir(endpoint.chroot(), request.name());
+        InLine line = requests.computeIfAbsent(request.ownerToken(), token -> new InLine(
+                ZkPaths.lockDir(endpoint.chroot(), request.name()), new PredecessorWatch(session, () -> wake(request.name()))));
+        if (line.node != null && line.predecessor.unchanged() && session.connected()) {
+            // Still behind the same predecessor: its deletion (or a reconnect) would have marked
+            // the watch. Nothing to ask the server.
+            return Attempt.busy();
+        }
         long deadline = System.nanoTime() + session.operationTimeout().toNanos();
         boolean replyLost = false;
         while (true) {
             try {
-                if (replyLost && !nodes.containsKey(request.ownerToken())) {
-                    adopt(request, dir);
+                if (replyLost && line.node == null) {
+                    adopt(request, line);
                 }
-                return tryOnce(request, dir);
+                return tryOnce(request, line);
             } catch (KeeperException e) {
                 // A server went away mid-request (a leader election, a restart): the client moves
                 // to another server with the same session. Wait for that, find a node whose create
                 // landed without a reply by the owner token in its name, and try again.
                 if (!ZkCalls.isConnectionProblem(e) || System.nanoTime() - deadline > 0) {
-                    throw calls.translate(e, "acquire '" + request.name() + "' in " + dir);
+                    throw calls.translate(e, "acquire '" + request.name() + "' in " + line.dir);
                 }
                 session.awaitReconnect(deadline, e, "acquire '" + request.name() + "'");
                 replyLost = true;
@@ -114,9 +143,10 @@ public final class ZkLockDriver implements LockDriver {
         }
     }
 
-    private Attempt tryOnce(LockRequest request, String dir) throws KeeperException {
+    private Attempt tryOnce(LockRequest request, InLine line) throws KeeperException {
+        String dir = line.dir;
         for (int round = 0; ; round++) {
-            Node node = nodes.get(request.ownerToken());
+            Node node = line.node;
             List<String> children;
             if (node == null) {
                 CompletableFuture<Node> created = create(dir, request);
@@ -127,7 +157,7 @@ public final class ZkLockDriver implements LockDriver {
                     session.createParents(dir);
                     continue;
                 }
-                nodes.put(request.ownerToken(), node);
+                line.node = node;
                 children = calls.await(listed, "list " + dir);
             } else {
                 children = calls.await(children(dir), "list " + dir);
@@ -138,8 +168,10 @@ public final class ZkLockDriver implements LockDriver {
                 continue;
             }
             if (place < 0) {
-                // Our node is gone (the session that made it expired): start over in line.
-                nodes.remove(request.ownerToken(), node);
+                // Our node is not in the listing of a server that has seen every write of this
+                // session: it went with an expired session (or was deleted on the server). Start
+                // over in line.
+                line.node = null;
                 if (round > 3) {
                     throw new BackendUnavailableException(endpoint.toString(), "lock node of '" + request.name()
                             + "' keeps vanishing on " + endpoint + " (session expiring?)", null);
@@ -147,12 +179,13 @@ public final class ZkLockDriver implements LockDriver {
                 continue;
             }
             if (place == 0) {
+                line.predecessor.stop();
                 Grant grant = new Grant(request, OptionalLong.of(node.czxid()), node.path());
                 grants.put(request.ownerToken(), grant);
                 return Attempt.granted(grant);
             }
             // Watch only the predecessor (no herd). If it is already gone, look again at once.
-            if (watchPredecessor(request.name(), dir + "/" + queue.get(place - 1))) {
+            if (line.predecessor.watch(dir + "/" + queue.get(place - 1))) {
                 return Attempt.busy();
             }
         }
@@ -176,13 +209,13 @@ public final class ZkLockDriver implements LockDriver {
     }
 
     /** After a lost reply to a create: the node may exist; if so, it is this request's place in line. */
-    private void adopt(LockRequest request, String dir) throws KeeperException {
-        for (String child : findByOwner(dir, request.ownerToken())) {
+    private void adopt(LockRequest request, InLine line) throws KeeperException {
+        for (String child : findByOwner(line.dir, request.ownerToken())) {
             CompletableFuture<Long> czxid = new CompletableFuture<>();
-            zk().exists(dir + "/" + child, false, (rc, path, ctx, stat) ->
+            zk().exists(line.dir + "/" + child, false, (rc, path, ctx, stat) ->
                     ZkCalls.complete(czxid, rc, path, stat == null ? null : stat.getCzxid()), null);
             try {
-                nodes.put(request.ownerToken(), new Node(dir + "/" + child, calls.await(czxid, "read " + child)));
+                line.node = new Node(line.dir + "/" + child, calls.await(czxid, "read " + child));
             } catch (KeeperException.NoNodeException gone) {
                 // deleted meanwhile: nothing to adopt
             }
@@ -228,18 +261,6 @@ public final class ZkLockDriver implements LockDriver {
         return future;
     }
 
-    private boolean watchPredecessor(String name, String predecessor) throws KeeperException {
-        CompletableFuture<Boolean> exists = new CompletableFuture<>();
-        zk().exists(predecessor, event -> wake(name), (rc, path, ctx, stat) -> {
-            if (rc == KeeperException.Code.NONODE.intValue()) {
-                exists.complete(false);
-            } else {
-                ZkCalls.complete(exists, rc, path, true);
-            }
-        }, null);
-        return calls.await(exists, "watch " + predecessor);
-    }
-
     private void wake(String name) {
         Set<Runnable> waiting = listeners.get(name);
         if (waiting != null) {
@@ -254,6 +275,12 @@ public final class ZkLockDriver implements LockDriver {
             set.remove(onChange);
             return set.isEmpty() ? null : set;
         });
+    }
+
+    /** Every deletion of a waiter's predecessor is notified, and every reconnect wakes all waiters. */
+    @Override
+    public boolean reliableNotifications() {
+        return true;
     }
 
     // ---- extend, release, end ------------------------------------------------------------------
@@ -336,9 +363,14 @@ public final class ZkLockDriver implements LockDriver {
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
         String what = "withdraw a request for '" + request.name() + "'";
-        Node node = nodes.get(request.ownerToken());
-        if (node != null) {
-            removeNode(node.path(), what);
+        InLine line = requests.get(request.ownerToken());
+        if (line != null) {
+            line.predecessor.stop();
+            Node node = line.node;
+            if (node != null) {
+                removeNode(node.path(), what);
+                line.node = null;
+            }
         }
         if (outcomeUnknown) {
             String dir = ZkPaths.lockDir(endpoint.chroot(), request.name());
@@ -363,7 +395,7 @@ public final class ZkLockDriver implements LockDriver {
 
     private void forget(String ownerToken) {
         grants.remove(ownerToken);
-        nodes.remove(ownerToken);
+        requests.remove(ownerToken);
     }
 
     // ---- the session ---------------------------------------------------------------------------
@@ -375,7 +407,7 @@ public final class ZkLockDriver implements LockDriver {
                 break;
             case RECONNECTED:
                 context.connectionRestored(); // the engine retries every pending removal at once
-                listeners.keySet().forEach(this::wake); // a predecessor may have gone while we were away
+                lookAgain(); // a predecessor may have gone while we were away
                 break;
             case LOST:
                 // The session expired: its ephemeral nodes are gone, or go when the server notices.
@@ -384,11 +416,17 @@ public final class ZkLockDriver implements LockDriver {
                 for (Grant grant : new ArrayList<>(grants.values())) {
                     context.leaseLost(grant, Lease.LossReason.BACKEND_LOST);
                 }
-                listeners.keySet().forEach(this::wake);
+                lookAgain();
                 break;
             default:
                 break;
         }
+    }
+
+    /** Every waiting request lists its line again at its next attempt, and every waiter is woken for it. */
+    private void lookAgain() {
+        requests.values().forEach(line -> line.predecessor.lookAgain());
+        listeners.keySet().forEach(this::wake);
     }
 
     /** @return the client's ZooKeeper handle (for tests that expire its session) */

@@ -118,6 +118,11 @@ final class ZkSession {
         }
     }
 
+    /** @return true while Curator has a connection to a server (not SUSPENDED or LOST) */
+    boolean connected() {
+        return !closed && curator.getZookeeperClient().isConnected();
+    }
+
     /** Waits until Curator has a connection again, within the deadline; otherwise reports {@code cause}. */
     void awaitReconnect(long deadline, KeeperException cause, String what) {
         if (closed) {
