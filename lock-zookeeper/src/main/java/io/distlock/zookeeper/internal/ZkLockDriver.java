@@ -84,12 +84,14 @@ public final class ZkLockDriver implements LockDriver {
     private final ZkEndpoint endpoint;
     private final DriverContext context;
     private final ZkCalls calls;
+    private final SessionWitness witness;
 
     private ZkLockDriver(ZkEndpoint endpoint, LockOptions options, DriverContext context) {
         this.endpoint = endpoint;
         this.context = context;
         this.session = ZkSession.open(endpoint, options, this::stateChanged);
         this.calls = session.calls();
+        this.witness = new SessionWitness(session, context, () -> !grants.isEmpty(), endpoint.chroot());
     }
 
     /**
@@ -148,6 +150,7 @@ public final class ZkLockDriver implements LockDriver {
         for (int round = 0; ; round++) {
             Node node = line.node;
             List<String> children;
+            long sent = System.nanoTime();
             if (node == null) {
                 CompletableFuture<Node> created = create(dir, request);
                 CompletableFuture<List<String>> listed = children(dir); // pipelined: one round trip for both
@@ -162,6 +165,7 @@ public final class ZkLockDriver implements LockDriver {
             } else {
                 children = calls.await(children(dir), "list " + dir);
             }
+            witness.answered(sent); // before a grant is returned: the engine bounds its validity by it
             List<String> queue = ZkPaths.queue(children);
             int place = queue.indexOf(ZkPaths.name(node.path()));
             if (place > 0 && removeGhosts(request, dir, queue.subList(0, place), node)) {
@@ -295,6 +299,7 @@ public final class ZkLockDriver implements LockDriver {
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         List<CompletableFuture<Boolean>> replies = new ArrayList<>(renewals.size());
         ZooKeeper zk = zk();
+        long sent = System.nanoTime();
         for (Renewal renewal : renewals) {
             CompletableFuture<Boolean> reply = new CompletableFuture<>();
             String path = (String) renewal.grant().handle();
@@ -313,6 +318,9 @@ public final class ZkLockDriver implements LockDriver {
             String what = "extend the lease on '" + renewals.get(i).grant().name() + "'";
             try {
                 boolean extended = calls.await(replies.get(i), what);
+                if (i == 0) {
+                    witness.answered(sent);
+                }
                 if (!extended) {
                     forget(renewals.get(i).grant().ownerToken());
                 }
@@ -436,6 +444,7 @@ public final class ZkLockDriver implements LockDriver {
 
     @Override
     public void close() {
+        witness.close();
         session.close();
     }
 }
