@@ -10,6 +10,7 @@ import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
+import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.ACL;
 
 import java.time.Duration;
@@ -49,8 +50,16 @@ final class ZkSession {
      * @throws io.distlock.LockException    if the chroot cannot be read or created (no permission)
      */
     static ZkSession open(ZkEndpoint endpoint, LockOptions options, Consumer<ConnectionState> onState) {
+        long deadline = System.nanoTime() + options.connectTimeout().toNanos();
         int connectMillis = (int) options.connectTimeout().toMillis();
+        // ZooKeeper's synchronous calls wait for their reply until the connection gives up on the
+        // server: the whole session timeout while still connecting, 2/3 of it after. This driver
+        // makes one, the closeSession that close() sends: bound it by the operation timeout, so
+        // that closing a client cut off from its server does not hang for seconds.
+        ZKClientConfig clientConfig = new ZKClientConfig();
+        clientConfig.setProperty(ZKClientConfig.ZOOKEEPER_REQUEST_TIMEOUT, Long.toString(options.operationTimeout().toMillis()));
         CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
+                .zkClientConfig(clientConfig)
                 .connectString(endpoint.connectString())
                 .sessionTimeoutMs(endpoint.sessionTimeoutMillis(10_000))
                 .connectionTimeoutMs(connectMillis)
@@ -71,7 +80,6 @@ final class ZkSession {
                 throw new BackendUnavailableException(endpoint.toString(), "no server of the ZooKeeper ensemble "
                         + endpoint + " answered within the connect timeout of " + connectMillis + " ms", null);
             }
-            long deadline = System.nanoTime() + options.connectTimeout().toNanos();
             while (true) {
                 try {
                     session.checkChroot();
@@ -87,12 +95,24 @@ final class ZkSession {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            curator.close();
+            closeInBackground(curator);
             throw new BackendUnavailableException(endpoint.toString(), "interrupted while connecting to " + endpoint, e);
         } catch (RuntimeException e) {
-            curator.close();
+            closeInBackground(curator);
             throw e;
         }
+    }
+
+    /**
+     * Closes a client that never got a session, off the caller's thread: ZooKeeper still sends
+     * its closeSession and waits for the request timeout (a server that accepts connections and
+     * never answers does not fail it sooner), while the caller was promised an answer within the
+     * connect timeout.
+     */
+    private static void closeInBackground(CuratorFramework curator) {
+        Thread closer = new Thread(curator::close, "distlock-zookeeper-close");
+        closer.setDaemon(true);
+        closer.start();
     }
 
     ZkCalls calls() {
