@@ -16,6 +16,10 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
@@ -85,6 +89,35 @@ class SessionValidityTest {
                     lease::isValid);
             assertThat(lease.remaining()).isGreaterThan(Duration.ofMillis(session / 2));
             lease.release();
+        }
+    }
+
+    @Test
+    void anExpiredSessionLosesItsLeasesAndItsWaiterQueuesAgain() throws Exception {
+        ExecutorService executor = Executors.newSingleThreadExecutor();
+        try (LockClient a = Locks.connect(server.uri("/session?sessionTimeout=" + SESSION_MILLIS));
+             LockClient b = Locks.connect(server.uri("/session")); LockClient c = Locks.connect(server.uri("/session"));
+             ZkOperator operator = new ZkOperator(server.connectString())) {
+            Lease heldByB = b.lock("awaited").tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            Lease heldByA = a.lock("held").tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            CompletableFuture<Lease.LossReason> lost = heldByA.lost().toCompletableFuture();
+            Future<Optional<Lease>> waiting = executor.submit(() -> a.lock("awaited").tryAcquire(Duration.ofSeconds(30),
+                    ENV.scaled(Duration.ofSeconds(20))));
+            ENV.awaitUntil("A waits in line", () -> operator.inLine("/session", "awaited").size() == 2);
+
+            server.expireSession(a);
+
+            assertThat(lost.get(ENV.defaultTimeout().toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(Lease.LossReason.BACKEND_LOST);
+            assertThat(heldByA.isValid()).isFalse();
+            assertThat(c.lock("held").tryAcquire(Duration.ofSeconds(30), ENV.handOffTimeout())).as("A's lock, gone with its session")
+                    .isPresent();
+            ENV.awaitUntil("A's waiter queued again under its new session", () -> operator.inLine("/session", "awaited").size() == 2);
+            heldByB.release();
+            Optional<Lease> got = waiting.get(ENV.defaultTimeout().toMillis(), TimeUnit.MILLISECONDS);
+            assertThat(got).as("A's waiter, after B released").isPresent();
+            assertThat(got.get().isValid()).isTrue();
+        } finally {
+            executor.shutdownNow();
         }
     }
 
