@@ -3,20 +3,25 @@ package io.distlock.zookeeper;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockRequest;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.FaultProxy;
-import org.apache.zookeeper.KeeperException;
+import io.distlock.zookeeper.internal.ZkEndpoint;
+import io.distlock.zookeeper.internal.ZkLockDriver;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
@@ -25,6 +30,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A client cut off from its server while the server keeps running (issue 9, item 1): its link,
@@ -32,6 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link #OUTAGE}, shorter than its session, so the session survives. Whatever the client wrote
  * for a release, an abandoned wait or a create whose reply was lost must be gone soon after the
  * link heals: another client then acquires within {@link #AFTER_HEAL}, long before any lease ends.
+ * The same at the SPI, driving the driver as the engine's cleanup does: a removal the server did not
+ * confirm throws, and the next call of it still removes the node.
  */
 class ClientCutOffTest {
 
@@ -48,34 +56,32 @@ class ClientCutOffTest {
     private static final Duration AFTER_HEAL = ENV.scaled(Duration.ofMillis(3_000));
 
     private static ZkServers server;
-    private static ZooKeeper admin;
+    private static ZkOperator operator;
 
     private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2);
-    private final List<AutoCloseable> opened = new ArrayList<>();
+    private final Opened opened = new Opened();
 
     @BeforeAll
     static void start() throws Exception {
         server = ZkServers.single();
-        admin = ZkServers.connect(server.connectString(), Duration.ofSeconds(10));
+        operator = new ZkOperator(server.connectString());
     }
 
     @AfterAll
     static void stop() throws Exception {
-        admin.close();
+        operator.close();
         server.close();
     }
 
     @AfterEach
     void closeEverything() throws Exception {
         scheduler.shutdownNow();
-        for (int i = opened.size() - 1; i >= 0; i--) {
-            opened.get(i).close();
-        }
+        opened.closeAll();
     }
 
     @Test
     void aReleaseDuringTheOutageReturnsAtOnceAndItsNodeGoesSoonAfterTheHeal() throws Exception {
-        FaultProxy link = link();
+        FaultProxy link = opened.add(server.linkToServer());
         LockClient a = through(link);
         LockClient b = direct();
         Lease lease = a.lock("release").tryAcquire(LONG_LEASE).orElseThrow();
@@ -91,7 +97,7 @@ class ClientCutOffTest {
 
     @Test
     void aWaiterWhoseWaitEndsDuringTheOutageLeavesNothingInLine() throws Exception {
-        FaultProxy link = link();
+        FaultProxy link = opened.add(server.linkToServer());
         LockClient holder = direct();
         LockClient waiter = through(link);
         LockClient next = direct();
@@ -116,7 +122,7 @@ class ClientCutOffTest {
 
     @Test
     void aCreateWhoseReplyWasLostLeavesNothingBehind() throws Exception {
-        FaultProxy link = link();
+        FaultProxy link = opened.add(server.linkToServer());
         LockClient a = through(link);
         LockClient b = direct();
         a.lock("lost-reply").tryAcquire(LONG_LEASE).orElseThrow().release(); // the lock's directory exists
@@ -137,7 +143,7 @@ class ClientCutOffTest {
 
     @Test
     void aLeaseThatEndsDuringTheOutageLeavesNothingBehind() throws Exception {
-        FaultProxy link = link();
+        FaultProxy link = opened.add(server.linkToServer());
         LockClient a = through(link);
         LockClient b = direct();
         Lease lease = a.lock("lease-end").tryAcquire(ENV.scaled(Duration.ofMillis(1_000))).orElseThrow();
@@ -147,6 +153,74 @@ class ClientCutOffTest {
         ENV.awaitUntil("the lease ended", () -> lease.lost().toCompletableFuture().isDone());
 
         assertAcquiredSoonAfterHeal(b, "lease-end", healed);
+    }
+
+    @Test
+    void aWithdrawalTheServerDidNotConfirmIsNotForgotten() {
+        FaultProxy link = opened.add(server.linkToServer());
+        ZkLockDriver holder = driver(server.connectString());
+        ZkLockDriver waiter = driver(link.endpoint());
+        assertThat(holder.tryAcquire(request("withdraw")).isGranted()).isTrue();
+        LockRequest waiting = request("withdraw");
+        assertThat(waiter.tryAcquire(waiting).isBusy()).isTrue();
+        assertThat(nodes("withdraw")).isEqualTo(2);
+
+        link.blackhole();
+        assertThatThrownBy(() -> waiter.abandon(waiting, false)).isInstanceOf(BackendUnavailableException.class);
+        cutAndHeal(link);
+
+        retryUntilConfirmed(() -> waiter.abandon(waiting, false));
+        assertThat(nodes("withdraw")).as("only the holder's node is left").isEqualTo(1);
+    }
+
+    @Test
+    void aReleaseTheServerDidNotConfirmIsNotForgotten() {
+        FaultProxy link = opened.add(server.linkToServer());
+        ZkLockDriver holder = driver(link.endpoint());
+        Attempt attempt = holder.tryAcquire(request("driver-release"));
+        Grant grant = attempt.grant();
+
+        link.blackhole();
+        assertThatThrownBy(() -> holder.release(grant)).isInstanceOf(BackendUnavailableException.class);
+        cutAndHeal(link);
+
+        retryUntilConfirmed(() -> holder.release(grant));
+        assertThat(nodes("driver-release")).isZero();
+    }
+
+    // ---- the same at the SPI: a removal the server did not confirm throws, and the engine's next
+    // call of it (here: the test's) still removes the node. The link goes silent first (the delete
+    // is sent and held), then is reset (the held delete is lost with the connection), then heals.
+
+    /** Resets the link (losing what it held) once the client noticed, then heals it. */
+    private static void cutAndHeal(FaultProxy link) {
+        assertThat(link.inFlight()).as("the delete is held in the silence").isTrue();
+        link.drop();
+        link.heal();
+    }
+
+    /** What the engine's cleanup does: call the removal again until it returns normally. */
+    private static void retryUntilConfirmed(Runnable removal) {
+        ENV.awaitUntil("the removal is confirmed", ENV.scaled(Duration.ofSeconds(10)), () -> {
+            try {
+                removal.run();
+                return true;
+            } catch (BackendUnavailableException e) {
+                return false;
+            }
+        });
+    }
+
+    private static LockRequest request(String name) {
+        return new LockRequest(name, UUID.randomUUID().toString().replace("-", ""), LONG_LEASE);
+    }
+
+    private ZkLockDriver driver(String hosts) {
+        LockOptions options = LockOptions.builder().operationTimeout(ENV.scaled(Duration.ofMillis(500))).build();
+        ZkLockDriver driver = ZkLockDriver.connect(ZkEndpoint.parse(URI.create("zookeeper://" + hosts + "/cut-off?sessionTimeout=" + SESSION_MILLIS)),
+                options, new RecordingContext());
+        opened.add(driver);
+        return driver;
     }
 
     /** Another client acquires, and does so within {@link #AFTER_HEAL} of the heal. */
@@ -159,13 +233,6 @@ class ClientCutOffTest {
         System.out.printf("[ClientCutOffTest] %s: granted %d ms after the heal%n", name, afterHeal.toMillis());
         assertThat(afterHeal).as("from the heal to the other client's grant").isLessThan(AFTER_HEAL);
         got.get().release();
-    }
-
-    private FaultProxy link() {
-        String[] hostPort = server.serverEndpoints().get(0).split(":");
-        FaultProxy proxy = FaultProxy.start(hostPort[0], Integer.parseInt(hostPort[1]));
-        opened.add(proxy);
-        return proxy;
     }
 
     /** Drops the link now and heals it after {@link #OUTAGE}; completes with the heal's time. */
@@ -191,14 +258,8 @@ class ClientCutOffTest {
         return client;
     }
 
-    /** How many lock nodes are in line for {@code name} (plain names are their own directory). */
+    /** @return how many nodes are in line for {@code name} */
     private static int nodes(String name) {
-        try {
-            return admin.getChildren("/cut-off/" + name, false).size();
-        } catch (KeeperException.NoNodeException e) {
-            return 0;
-        } catch (KeeperException | InterruptedException e) {
-            throw new IllegalStateException(e);
-        }
+        return operator.inLine("/cut-off", name).size();
     }
 }

@@ -17,8 +17,6 @@ import org.junit.jupiter.api.Test;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -42,7 +40,7 @@ class WaitingTest {
     private static ZkServers server;
 
     private final ExecutorService executor = Executors.newCachedThreadPool();
-    private final List<AutoCloseable> opened = new ArrayList<>();
+    private final Opened opened = new Opened();
 
     @BeforeAll
     static void start() {
@@ -57,9 +55,7 @@ class WaitingTest {
     @AfterEach
     void closeEverything() throws Exception {
         executor.shutdownNow();
-        for (int i = opened.size() - 1; i >= 0; i--) {
-            opened.get(i).close();
-        }
+        opened.closeAll();
     }
 
     @Test

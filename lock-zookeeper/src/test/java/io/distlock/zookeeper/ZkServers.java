@@ -2,6 +2,7 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockClient;
 import io.distlock.tck.NodeFaults;
+import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.zookeeper.internal.ZkLockDriver;
 import org.apache.curator.test.InstanceSpec;
@@ -136,6 +137,11 @@ final class ZkServers implements Closeable {
     /** @return {@code host:port} of every server's own client port (not the shared proxies'), in member order */
     List<String> serverEndpoints() {
         return serverPorts().stream().map(port -> FreePorts.LOOPBACK + ":" + port).toList();
+    }
+
+    /** @return a fault proxy of its own in front of the first server's client port: one client's link */
+    FaultProxy linkToServer() {
+        return FaultProxy.start(FreePorts.LOOPBACK, serverPorts().get(0));
     }
 
     /** The servers' own client ports (not the proxies'), for four-letter-word queries. */
