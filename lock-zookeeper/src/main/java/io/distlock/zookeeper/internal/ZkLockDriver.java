@@ -11,8 +11,8 @@ import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
 import io.distlock.spi.Watch;
+import io.distlock.zookeeper.internal.LockLine.Node;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 
@@ -56,10 +56,6 @@ import java.util.concurrent.CopyOnWriteArraySet;
  */
 public final class ZkLockDriver implements LockDriver {
 
-    /** A request's node: its path and czxid (the fencing token if it is granted). */
-    private record Node(String path, long czxid) {
-    }
-
     /** One request's place in line: from its first attempt until the server confirmed its node gone. */
     private static final class InLine {
         final String dir;
@@ -85,12 +81,14 @@ public final class ZkLockDriver implements LockDriver {
     private final DriverContext context;
     private final ZkCalls calls;
     private final SessionWitness witness;
+    private final LockLine lockLine;
 
     private ZkLockDriver(ZkEndpoint endpoint, LockOptions options, DriverContext context) {
         this.endpoint = endpoint;
         this.context = context;
         this.session = ZkSession.open(endpoint, options, this::stateChanged);
         this.calls = session.calls();
+        this.lockLine = new LockLine(session);
         this.witness = new SessionWitness(session, context, () -> !grants.isEmpty(), endpoint.chroot());
     }
 
@@ -152,8 +150,8 @@ public final class ZkLockDriver implements LockDriver {
             List<String> children;
             long sent = System.nanoTime();
             if (node == null) {
-                CompletableFuture<Node> created = create(dir, request);
-                CompletableFuture<List<String>> listed = children(dir); // pipelined: one round trip for both
+                CompletableFuture<Node> created = lockLine.join(dir, request);
+                CompletableFuture<List<String>> listed = lockLine.list(dir); // pipelined: one round trip for both
                 try {
                     node = calls.await(created, "create a lock node in " + dir);
                 } catch (KeeperException.NoNodeException e) {
@@ -163,7 +161,7 @@ public final class ZkLockDriver implements LockDriver {
                 line.node = node;
                 children = calls.await(listed, "list " + dir);
             } else {
-                children = calls.await(children(dir), "list " + dir);
+                children = calls.await(lockLine.list(dir), "list " + dir);
             }
             witness.answered(sent); // before a grant is returned: the engine bounds its validity by it
             List<String> queue = ZkPaths.queue(children);
@@ -214,55 +212,7 @@ public final class ZkLockDriver implements LockDriver {
 
     /** After a lost reply to a create: the node may exist; if so, it is this request's place in line. */
     private void adopt(LockRequest request, InLine line) throws KeeperException {
-        for (String child : findByOwner(line.dir, request.ownerToken())) {
-            CompletableFuture<Long> czxid = new CompletableFuture<>();
-            zk().exists(line.dir + "/" + child, false, (rc, path, ctx, stat) ->
-                    ZkCalls.complete(czxid, rc, path, stat == null ? null : stat.getCzxid()), null);
-            try {
-                line.node = new Node(line.dir + "/" + child, calls.await(czxid, "read " + child));
-            } catch (KeeperException.NoNodeException gone) {
-                // deleted meanwhile: nothing to adopt
-            }
-            return;
-        }
-    }
-
-    /**
-     * The nodes in {@code dir} that carry {@code ownerToken} in their name (protected mode, as
-     * Curator's): where a create whose reply was lost may have left one. The server this client
-     * reconnected to may lag behind the one that took the create: sync first, in order with the
-     * listing, so the listing sees at least what the leader had.
-     */
-    private List<String> findByOwner(String dir, String ownerToken) throws KeeperException {
-        zk().sync(dir, (rc, path, ctx) -> { }, null);
-        List<String> children;
-        try {
-            children = calls.await(children(dir), "list " + dir);
-        } catch (KeeperException.NoNodeException e) {
-            return List.of();
-        }
-        List<String> owned = new ArrayList<>(1);
-        for (String child : children) {
-            if (ZkPaths.ownedBy(child, ownerToken)) {
-                owned.add(child);
-            }
-        }
-        return owned;
-    }
-
-    private CompletableFuture<Node> create(String dir, LockRequest request) {
-        CompletableFuture<Node> future = new CompletableFuture<>();
-        byte[] data = Long.toString(request.leaseTime().toMillis()).getBytes(StandardCharsets.US_ASCII);
-        zk().create(ZkPaths.nodePrefix(dir, request.ownerToken()), data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
-                (rc, path, ctx, name, stat) -> ZkCalls.complete(future, rc, path, stat == null ? null : new Node(name, stat.getCzxid())),
-                null);
-        return future;
-    }
-
-    private CompletableFuture<List<String>> children(String dir) {
-        CompletableFuture<List<String>> future = new CompletableFuture<>();
-        zk().getChildren(dir, false, (rc, path, ctx, children) -> ZkCalls.complete(future, rc, path, children), null);
-        return future;
+        lockLine.find(line.dir, request.ownerToken()).ifPresent(node -> line.node = node);
     }
 
     private void wake(String name) {
@@ -383,7 +333,7 @@ public final class ZkLockDriver implements LockDriver {
         if (outcomeUnknown) {
             String dir = ZkPaths.lockDir(endpoint.chroot(), request.name());
             try {
-                for (String child : findByOwner(dir, request.ownerToken())) {
+                for (String child : lockLine.findByOwner(dir, request.ownerToken())) {
                     session.delete(dir + "/" + child, what);
                 }
             } catch (KeeperException e) {
