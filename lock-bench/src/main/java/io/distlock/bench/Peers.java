@@ -57,8 +57,9 @@ final class Peers implements AutoCloseable {
     }
 
     /**
-     * distlock's ZooKeeper backend and Curator's {@code InterProcessMutex} on one in-process
-     * ZooKeeper server of their own (the issue's target: distlock at most 0.9× Curator).
+     * distlock's ZooKeeper backend and Curator's {@code InterProcessMutex}, twice: on one ZooKeeper
+     * server in the bench's JVM, and on one in a JVM of its own (the issue's target: distlock at
+     * most 0.9× Curator on both).
      *
      * @return false if {@code zookeeper://} is not installed
      */
@@ -66,10 +67,11 @@ final class Peers implements AutoCloseable {
         if (!installed("zookeeper")) {
             return false;
         }
-        ZooKeeperPeers zk = ZooKeeperPeers.start();
-        servers.add(zk);
-        into.add(new DistlockUncontended(ZooKeeperPeers.DISTLOCK, zk.uri(), "zk-uncontended", true));
-        into.add(zk.curatorMutex());
+        for (ZooKeeperPeers zk : List.of(ZooKeeperPeers.inProcess(), ZooKeeperPeers.ownProcess())) {
+            servers.add(zk);
+            into.add(new DistlockUncontended(zk.distlockRow(), zk.uri(), "zk-uncontended", true));
+            into.add(zk.curatorMutex());
+        }
         return true;
     }
 

@@ -36,10 +36,13 @@ final class Targets {
             lines.add("  context: the raw pair fanned out to 5 nodes (no library) is " + f(fanOut) + "× the pair; Redlock is "
                     + f(redlock / fanOut) + "× that floor");
         }
-        if (!report.row(ZooKeeperPeers.DISTLOCK).isEmpty()) {
-            double zk = median(report.ratios(ZooKeeperPeers.DISTLOCK, false));
-            double curator = median(report.ratios(ZooKeeperPeers.CURATOR, false));
-            lines.add(line(zk / curator <= 0.9, "ZooKeeper p50 " + f(zk / curator) + "× Curator InterProcessMutex (target ≤ 0.9×)"));
+        for (String where : List.of("", ZooKeeperPeers.OWN_PROCESS)) {
+            if (!report.row(ZooKeeperPeers.DISTLOCK + where).isEmpty()) {
+                double zk = median(report.ratios(ZooKeeperPeers.DISTLOCK + where, false));
+                double curator = median(report.ratios(ZooKeeperPeers.CURATOR + where, false));
+                lines.add(line(zk / curator <= 0.9, "ZooKeeper p50 " + f(zk / curator) + "× Curator InterProcessMutex"
+                        + (where.isEmpty() ? " (server in the bench's JVM)" : where) + " (target ≤ 0.9×)"));
+            }
         }
         List<Measurement> scale = report.row(report.scaleRow());
         if (!scale.isEmpty()) {

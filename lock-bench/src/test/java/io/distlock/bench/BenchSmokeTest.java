@@ -31,7 +31,8 @@ class BenchSmokeTest {
             assertThat(report.rowNames()).contains(Peers.REDLOCK, RawFanOutPair.label(5));
         }
         if (Peers.installed("zookeeper")) {
-            assertThat(report.rowNames()).contains(ZooKeeperPeers.DISTLOCK, ZooKeeperPeers.CURATOR);
+            assertThat(report.rowNames()).contains(ZooKeeperPeers.DISTLOCK, ZooKeeperPeers.CURATOR,
+                    ZooKeeperPeers.DISTLOCK + ZooKeeperPeers.OWN_PROCESS, ZooKeeperPeers.CURATOR + ZooKeeperPeers.OWN_PROCESS);
         }
         Measurement scale = report.row(report.scaleRow()).get(0);
         assertThat(scale.extras().get("leases lost")).isZero();

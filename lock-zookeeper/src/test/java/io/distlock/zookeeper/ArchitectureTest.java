@@ -24,7 +24,8 @@ class ArchitectureTest {
     void dependsOnTheContractAndItsDriverOnly() {
         classes().should().onlyDependOnClassesThat().resideInAnyPackage(
                         "java..", "io.distlock", "io.distlock.spi", "io.distlock.zookeeper..",
-                        "org.apache.curator..", "org.apache.zookeeper", "org.apache.zookeeper.data")
+                        "org.apache.curator..", "org.apache.zookeeper", "org.apache.zookeeper.data",
+                        "org.apache.zookeeper.client")
                 .because("a backend sees lock-api's exported packages and its own driver, never the engine,"
                         + " the TCK or another backend's internals")
                 .check(backend);

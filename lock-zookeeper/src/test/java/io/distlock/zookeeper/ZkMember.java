@@ -59,7 +59,7 @@ final class ZkMember implements AutoCloseable {
                 String cfg = "tickTime=" + tickMillis + "\ninitLimit=10\nsyncLimit=5\n"
                         + "dataDir=" + dir.toAbsolutePath() + "\n"
                         + "clientPort=" + client[i] + "\nclientPortAddress=" + FreePorts.LOOPBACK + "\n"
-                        + "admin.enableServer=false\n4lw.commands.whitelist=srvr,stat,ruok\n"
+                        + "admin.enableServer=false\n4lw.commands.whitelist=" + ZkServers.FOUR_LETTER_WORDS + "\n"
                         + "preAllocSize=1024\n" // KB: no 64 MB transaction log files per test run
                         + servers;
                 Path config = dir.resolve("zoo.cfg");
@@ -80,7 +80,7 @@ final class ZkMember implements AutoCloseable {
         }
         List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx128m", "-XX:+UseSerialGC",
-                "-Dzookeeper.admin.enableServer=false", "-Dzookeeper.4lw.commands.whitelist=srvr,stat,ruok",
+                "-Dzookeeper.admin.enableServer=false", "-Dzookeeper.4lw.commands.whitelist=" + ZkServers.FOUR_LETTER_WORDS,
                 "-Dzookeeper.jmx.log4j.disable=true", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 "-cp", System.getProperty("java.class.path"),
                 "org.apache.zookeeper.server.quorum.QuorumPeerMain", config.toString());

@@ -2,6 +2,7 @@ package io.distlock.zookeeper;
 
 import io.distlock.LockClient;
 import io.distlock.tck.NodeFaults;
+import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.zookeeper.internal.ZkLockDriver;
 import org.apache.curator.test.InstanceSpec;
@@ -12,6 +13,7 @@ import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.FourLetterWordMain;
+import org.apache.zookeeper.common.X509Exception;
 import org.awaitility.core.ConditionTimeoutException;
 
 import java.io.Closeable;
@@ -27,6 +29,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -49,9 +53,12 @@ final class ZkServers implements Closeable {
      */
     static final int TICK_MILLIS = 500;
 
+    /** The four-letter words the servers answer: status, and the watch tables. */
+    static final String FOUR_LETTER_WORDS = "srvr,stat,ruok,wchs,wchc";
+
     static {
         System.setProperty("zookeeper.admin.enableServer", "false");
-        System.setProperty("zookeeper.4lw.commands.whitelist", "srvr,stat,ruok");
+        System.setProperty("zookeeper.4lw.commands.whitelist", FOUR_LETTER_WORDS);
         System.setProperty("zookeeper.jmx.log4j.disable", "true");
     }
 
@@ -127,6 +134,16 @@ final class ZkServers implements Closeable {
                 : members.stream().map(member -> member.proxy().endpoint()).collect(Collectors.joining(","));
     }
 
+    /** @return {@code host:port} of every server's own client port (not the shared proxies'), in member order */
+    List<String> serverEndpoints() {
+        return serverPorts().stream().map(port -> FreePorts.LOOPBACK + ":" + port).toList();
+    }
+
+    /** @return a fault proxy of its own in front of the first server's client port: one client's link */
+    FaultProxy linkToServer() {
+        return FaultProxy.start(FreePorts.LOOPBACK, serverPorts().get(0));
+    }
+
     /** The servers' own client ports (not the proxies'), for four-letter-word queries. */
     private List<Integer> serverPorts() {
         return single != null ? List.of(singleSpec.getPort()) : members.stream().map(member -> member.clientPort).toList();
@@ -138,6 +155,24 @@ final class ZkServers implements Closeable {
         } catch (Exception e) {
             return ""; // stopped, frozen or not serving
         }
+    }
+
+    /** The watches the servers hold for every session together (4lw {@code wchs}: "Total watches:N"). */
+    int serverWatches() {
+        int total = 0;
+        for (int port : serverPorts()) {
+            try {
+                String wchs = FourLetterWordMain.send4LetterWord(FreePorts.LOOPBACK, port, "wchs", false, 1_000);
+                Matcher matcher = Pattern.compile("Total watches:(\\d+)").matcher(wchs);
+                if (!matcher.find()) {
+                    throw new IllegalStateException("unexpected wchs answer: " + wchs);
+                }
+                total += Integer.parseInt(matcher.group(1));
+            } catch (IOException | X509Exception.SSLContextException e) {
+                throw new IllegalStateException("wchs on port " + port + " failed", e);
+            }
+        }
+        return total;
     }
 
     String uri() {

@@ -16,10 +16,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -49,6 +54,43 @@ class ZooKeeperBackendTest {
                 .hasMessageContaining(hosts)
                 .satisfies(e -> assertThat(((BackendUnavailableException) e).endpoint()).isEqualTo("zookeeper://" + hosts + "/app"));
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofMillis(500 + 1_000));
+    }
+
+    @Test
+    void aServerThatAcceptsButNeverAnswersIsReportedWithinTheConnectTimeoutNamingIt() throws Exception {
+        // Connections are accepted and held; nothing is ever read or answered.
+        try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getByName(FreePorts.LOOPBACK))) {
+            List<Socket> accepted = new CopyOnWriteArrayList<>();
+            Thread acceptor = new Thread(() -> {
+                try {
+                    while (true) {
+                        accepted.add(silent.accept());
+                    }
+                } catch (IOException closed) {
+                    // the test is over
+                }
+            }, "silent-server");
+            acceptor.setDaemon(true);
+            acceptor.start();
+            String hosts = FreePorts.LOOPBACK + ":" + silent.getLocalPort();
+            String secret = "s3cret-pw";
+            LockOptions options = LockOptions.builder().connectTimeout(Duration.ofMillis(500)).build();
+            long start = System.nanoTime();
+            try {
+                assertThatThrownBy(() -> Locks.connect(URI.create("zookeeper://alice:" + secret + "@" + hosts + "/app"), options))
+                        .isInstanceOf(BackendUnavailableException.class)
+                        .hasMessageContaining(hosts)
+                        .hasMessageNotContaining(secret)
+                        .satisfies(e -> assertThat(((BackendUnavailableException) e).endpoint()).doesNotContain(secret));
+                assertThat(accepted).as("the client did reach the silent server").isNotEmpty();
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("connect against a silent server (session timeout 10 s)")
+                        .isLessThan(Duration.ofMillis(500 + 1_000));
+            } finally {
+                for (Socket socket : accepted) {
+                    socket.close();
+                }
+            }
+        }
     }
 
     @Test

@@ -3,9 +3,14 @@ package io.distlock.zookeeper;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.tck.ClientPartition;
 import io.distlock.tck.LeaseRevocation;
+import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.NodeFaults;
+import io.distlock.tck.PartitionedClient;
+import io.distlock.tck.ServerRestart;
+import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.Lease;
 import org.awaitility.Awaitility;
@@ -19,40 +24,102 @@ import java.time.Duration;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The TCK against a real 3-node ZooKeeper ensemble (child JVMs, each behind a fault proxy) on free
  * loopback ports. Node faults stop the current leader (the worst minority), restart a member
- * without its data, slow or partition a member's client traffic and freeze a member; the
- * revocation hook expires the holder's session on the server.
+ * without its data, slow or partition a member's client traffic and freeze a member; a
+ * partitioned client has a fault proxy of its own in front of every member; the revocation hook
+ * deletes the holder's node on the server (an operator's act the holder is not told of); the
+ * lock probe looks for the lock's first node.
  */
 class ZooKeeperTckTest extends LockVerification {
 
+    private static final String CHROOT = "/tck";
+    private static final String URI_PATH = CHROOT + "?sessionTimeout=" + ZkServers.SESSION_TIMEOUT_MILLIS;
+    /**
+     * The connect and operation timeouts of the TCK's clients: they outlast a move to another
+     * member ({@link ZkServers#FAILOVER}; a member that hangs a connect costs a third of the
+     * session timeout, plus a reconnect back-off of up to 1 s).
+     */
+    private static final Duration RIDE_THROUGH = ZkServers.FAILOVER.plusSeconds(2);
+    /**
+     * How long a client cut off from every member takes to be connected again once its links
+     * heal: ZooKeeper waits a random 0–1 s before each connect attempt, and 1 s more each time it
+     * has tried every host; then a handshake.
+     */
+    private static final Duration RECONNECT = Duration.ofMillis(2_500);
+
     private static ZkServers ensemble;
+    private static ZkOperator operator;
 
     @BeforeAll
     static void startEnsemble() {
         ensemble = ZkServers.ensemble();
+        operator = new ZkOperator(ensemble.connectString());
     }
 
     @AfterAll
     static void stopEnsemble() {
+        operator.close();
         ensemble.close();
+    }
+
+    private static LockOptions options() {
+        return LockOptions.builder().connectTimeout(RIDE_THROUGH).operationTimeout(RIDE_THROUGH).build();
     }
 
     /**
      * Clients with a short session ({@link ZkServers#SESSION_TIMEOUT_MILLIS}), so that one behind a
      * partitioned or frozen member moves to another within {@link ZkServers#FAILOVER}; their
-     * connect and operation timeouts outlast that move (a member that hangs a connect costs a
-     * third of the session timeout, plus a reconnect back-off of up to 1 s).
+     * connect and operation timeouts are {@link #RIDE_THROUGH}.
      */
     @Override
     protected LockClient newClient() {
-        Duration rideThrough = ZkServers.FAILOVER.plusSeconds(2);
-        LockOptions options = LockOptions.builder().connectTimeout(rideThrough).operationTimeout(rideThrough).build();
-        return ensemble.opened(Locks.connect(URI.create(ensemble.uri("/tck?sessionTimeout=" + ZkServers.SESSION_TIMEOUT_MILLIS)), options));
+        return ensemble.opened(Locks.connect(URI.create(ensemble.uri(URI_PATH)), options()));
+    }
+
+    /**
+     * Each partitioned client reaches every member through a fault proxy of its own (the members'
+     * own client ports behind them, not the shared proxies of the node faults), with the same
+     * session and timeouts as {@link #newClient()}.
+     */
+    @Override
+    protected Optional<ClientPartition> clientPartition() {
+        return Optional.of(new ClientPartition() {
+            @Override
+            public PartitionedClient open() {
+                return FaultProxy.partitionedClient(ensemble.serverEndpoints(), proxies -> Locks.connect(URI.create("zookeeper://"
+                        + proxies.stream().map(FaultProxy::endpoint).collect(Collectors.joining(",")) + URI_PATH), options()));
+            }
+
+            @Override
+            public Duration operationTimeout() {
+                return RIDE_THROUGH;
+            }
+
+            @Override
+            public Duration reconnect() {
+                return RECONNECT;
+            }
+        });
+    }
+
+    /** A lock node stays until it is deleted: while the lock's first node exists, it is held. */
+    @Override
+    protected Optional<LockProbe> lockProbe() {
+        return Optional.of(lockName -> operator.inLine(CHROOT, lockName).isEmpty() ? Optional.empty()
+                : Optional.of(LockProbe.UNTIL_RELEASED));
+    }
+
+    /** One member (not the leader, if it can be helped) killed, its data wiped, and started again. */
+    @Override
+    protected Optional<ServerRestart> serverRestart() {
+        return Optional.of(ensemble::restartOneWithoutPersistence);
     }
 
     @Override
@@ -109,8 +176,48 @@ class ZooKeeperTckTest extends LockVerification {
         }
     }
 
+    /**
+     * The hooks the TCK's partition, probe and revocation rules rely on do what they say: a
+     * partitioned client's links cut it off from every member and, healed, let it back within
+     * {@link #RECONNECT}; the probe sees the lock held exactly while it is; a revoked holder still
+     * believes its lease valid, and its extension reports it lost without taking the lock back.
+     */
+    @Test
+    @DisplayName("zookeeper: the partition, probe and revocation hooks do what they tell the TCK")
+    void theHooksDoWhatTheyTellTheTck() {
+        ClientPartition partition = clientPartition().orElseThrow();
+        LockProbe probe = lockProbe().orElseThrow();
+        String name = "hooks-" + UUID.randomUUID();
+        try (PartitionedClient cut = partition.open(); LockClient other = newClient()) {
+            assertThat(cut.links()).hasSize(3);
+            Lease lease = cut.client().lock(name).tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            assertThat(probe.heldFor(name)).contains(LockProbe.UNTIL_RELEASED);
+
+            cut.dropAll();
+            Awaitility.await().atMost(environment().defaultTimeout()).until(() -> !lease.isValid());
+            long healed = System.nanoTime();
+            cut.healAll();
+            Awaitility.await().atMost(RECONNECT.plus(environment().tolerance())).until(lease::isValid);
+            System.out.printf("[ZooKeeperTckTest] connected again %d ms after the heal%n", (System.nanoTime() - healed) / 1_000_000);
+
+            leaseRevocation().orElseThrow().revoke(cut.client(), name);
+            assertThat(lease.isValid()).as("the revoked holder was not told").isTrue();
+            assertThat(probe.heldFor(name)).as("nobody holds the lock after the revocation").isEmpty();
+            assertThat(lease.extend(Duration.ofSeconds(30))).as("the revoked holder's extension").isFalse();
+            assertThat(probe.heldFor(name)).as("the extension did not take the lock back").isEmpty();
+            Lease next = other.lock(name).tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            next.release();
+            assertThat(probe.heldFor(name)).isEmpty();
+        }
+    }
+
+    /**
+     * The holder's node is deleted on the server, as an operator would: its session lives on, so
+     * the holder still believes its lease valid until its next extension finds the node gone
+     * (which must then report the lease lost and must not take the lock back).
+     */
     @Override
     protected Optional<LeaseRevocation> leaseRevocation() {
-        return Optional.of((holder, lockName) -> ensemble.expireSession(holder));
+        return Optional.of((holder, lockName) -> operator.deleteHolderNode(CHROOT, lockName));
     }
 }

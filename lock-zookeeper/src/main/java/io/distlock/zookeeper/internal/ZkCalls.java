@@ -71,6 +71,9 @@ final class ZkCalls {
             case OPERATIONTIMEOUT:
                 return new BackendUnavailableException(endpoint, "ZooKeeper at " + endpoint + " could not " + what
                         + ": " + e.code() + " (the connection or the session was lost)", e);
+            case REQUESTTIMEOUT:
+                return new BackendUnavailableException(endpoint, "ZooKeeper at " + endpoint + " did not answer " + what
+                        + " within " + timeout.toMillis() + " ms (REQUESTTIMEOUT; the client reconnects)", e);
             case NOAUTH:
             case AUTHFAILED:
                 return new LockException("ZooKeeper at " + endpoint + " refused to " + what + ": no permission on "
@@ -81,9 +84,11 @@ final class ZkCalls {
         }
     }
 
+    /** @return true for the failures that say nothing about the request's outcome: the connection, the session, a timeout */
     static boolean isConnectionProblem(KeeperException e) {
         KeeperException.Code code = e.code();
         return code == KeeperException.Code.CONNECTIONLOSS || code == KeeperException.Code.SESSIONEXPIRED
-                || code == KeeperException.Code.SESSIONMOVED || code == KeeperException.Code.OPERATIONTIMEOUT;
+                || code == KeeperException.Code.SESSIONMOVED || code == KeeperException.Code.OPERATIONTIMEOUT
+                || code == KeeperException.Code.REQUESTTIMEOUT;
     }
 }

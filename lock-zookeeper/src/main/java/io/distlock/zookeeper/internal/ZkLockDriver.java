@@ -11,8 +11,8 @@ import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
 import io.distlock.spi.Watch;
+import io.distlock.zookeeper.internal.LockLine.Node;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooKeeper;
 
@@ -36,41 +36,60 @@ import java.util.concurrent.CopyOnWriteArraySet;
  * the listing already contains the new node: one round trip decides. The lowest sequence holds the
  * lock; its {@code czxid} (from the create's {@code Stat}, no extra read) is the fencing token: it is
  * ensemble-wide monotonic, and sequence order is creation order, so tokens increase in grant order.
- * A request keeps its node between attempts (FIFO), and a waiter watches only its predecessor.
+ * The node's name carries the owner token (Curator's protected mode), so a create whose reply was
+ * lost is found again by it.
+ *
+ * <p>Waiting: a request keeps its node between attempts (FIFO) and watches only its predecessor,
+ * with one {@link PredecessorWatch} for its whole wait that wakes the engine only when the
+ * predecessor is deleted, and on every reconnect. Between those the answer is still "busy" and an
+ * attempt asks the server nothing. The notifications are reliable, so the engine does not poll.
  *
  * <p>Lease time: an ephemeral node lives as long as the session, so the engine ends each lease at
  * the end of its validity ({@link #leaseExpired}: the node is deleted), and a crashed or stopped
  * process loses its nodes when its session expires. Connection states reach the engine:
  * {@code SUSPENDED} makes every lease invalid until {@code RECONNECTED}; {@code LOST} (the session
  * expired) loses them all.
+ *
+ * <p>Removals (release, lease end, a withdrawn request) are single attempts that throw when the
+ * server did not confirm them; the engine's cleanup calls them again. A node is forgotten here
+ * only once the server confirmed it gone.
  */
 public final class ZkLockDriver implements LockDriver {
 
-    /** A request's node: its path and czxid (the fencing token if it is granted). */
-    private record Node(String path, long czxid) {
+    /** One request's place in line: from its first attempt until the server confirmed its node gone. */
+    private static final class InLine {
+        final String dir;
+        final PredecessorWatch predecessor;
+        /** The request's node, once created (or found by its owner token); null before, and once confirmed gone. */
+        volatile Node node;
+
+        InLine(String dir, PredecessorWatch predecessor) {
+            this.dir = dir;
+            this.predecessor = predecessor;
+        }
     }
 
-    private final ZkSession session;
-    private final ZkEndpoint endpoint;
-    private final DriverContext context;
-    private final ZkCalls calls;
-    /** Owner token → the request's node, from its first attempt until it is released, lost or abandoned. */
-    private final Map<String, Node> nodes = new ConcurrentHashMap<>();
+    // Initialised before the session opens: connection events may arrive before the constructor returns.
+    /** Owner token → the request's place in line. */
+    private final Map<String, InLine> requests = new ConcurrentHashMap<>();
     /** Owner token → the grants this client holds. */
     private final Map<String, Grant> grants = new ConcurrentHashMap<>();
     /** Lock name → the engine's waiters in this client, woken when a predecessor node goes. */
     private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
-    /** Nodes that must go but could not be deleted while the connection was down; retried on reconnect. */
-    private final Set<String> leftovers = ConcurrentHashMap.newKeySet();
-    private volatile ZkSession sessionForEvents;
+    private final ZkSession session;
+    private final ZkEndpoint endpoint;
+    private final DriverContext context;
+    private final ZkCalls calls;
+    private final SessionWitness witness;
+    private final LockLine lockLine;
 
     private ZkLockDriver(ZkEndpoint endpoint, LockOptions options, DriverContext context) {
         this.endpoint = endpoint;
         this.context = context;
-        // Connection events may arrive before open() returns: nothing is held yet then.
         this.session = ZkSession.open(endpoint, options, this::stateChanged);
         this.calls = session.calls();
-        this.sessionForEvents = session;
+        this.lockLine = new LockLine(session);
+        this.witness = new SessionWitness(session, context, () -> !grants.isEmpty(), endpoint.chroot());
     }
 
     /**
@@ -96,21 +115,27 @@ public final class ZkLockDriver implements LockDriver {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        String dir = ZkPaths.lockDir(endpoint.chroot(), request.name());
+        InLine line = requests.computeIfAbsent(request.ownerToken(), token -> new InLine(
+                ZkPaths.lockDir(endpoint.chroot(), request.name()), new PredecessorWatch(session, () -> wake(request.name()))));
+        if (line.node != null && line.predecessor.unchanged() && session.connected()) {
+            // Still behind the same predecessor: its deletion (or a reconnect) would have marked
+            // the watch. Nothing to ask the server.
+            return Attempt.busy();
+        }
         long deadline = System.nanoTime() + session.operationTimeout().toNanos();
         boolean replyLost = false;
         while (true) {
             try {
-                if (replyLost && !nodes.containsKey(request.ownerToken())) {
-                    adopt(request, dir);
+                if (replyLost && line.node == null) {
+                    adopt(request, line);
                 }
-                return tryOnce(request, dir);
+                return tryOnce(request, line);
             } catch (KeeperException e) {
                 // A server went away mid-request (a leader election, a restart): the client moves
                 // to another server with the same session. Wait for that, find a node whose create
                 // landed without a reply by the owner token in its name, and try again.
                 if (!ZkCalls.isConnectionProblem(e) || System.nanoTime() - deadline > 0) {
-                    throw calls.translate(e, "acquire '" + request.name() + "' in " + dir);
+                    throw calls.translate(e, "acquire '" + request.name() + "' in " + line.dir);
                 }
                 session.awaitReconnect(deadline, e, "acquire '" + request.name() + "'");
                 replyLost = true;
@@ -118,32 +143,37 @@ public final class ZkLockDriver implements LockDriver {
         }
     }
 
-    private Attempt tryOnce(LockRequest request, String dir) throws KeeperException {
+    private Attempt tryOnce(LockRequest request, InLine line) throws KeeperException {
+        String dir = line.dir;
         for (int round = 0; ; round++) {
-            Node node = nodes.get(request.ownerToken());
+            Node node = line.node;
             List<String> children;
+            long sent = System.nanoTime();
             if (node == null) {
-                CompletableFuture<Node> created = create(dir, request);
-                CompletableFuture<List<String>> listed = children(dir); // pipelined: one round trip for both
+                CompletableFuture<Node> created = lockLine.join(dir, request);
+                CompletableFuture<List<String>> listed = lockLine.list(dir); // pipelined: one round trip for both
                 try {
                     node = calls.await(created, "create a lock node in " + dir);
                 } catch (KeeperException.NoNodeException e) {
                     session.createParents(dir);
                     continue;
                 }
-                nodes.put(request.ownerToken(), node);
+                line.node = node;
                 children = calls.await(listed, "list " + dir);
             } else {
-                children = calls.await(children(dir), "list " + dir);
+                children = calls.await(lockLine.list(dir), "list " + dir);
             }
+            witness.answered(sent); // before a grant is returned: the engine bounds its validity by it
             List<String> queue = ZkPaths.queue(children);
             int place = queue.indexOf(ZkPaths.name(node.path()));
             if (place > 0 && removeGhosts(request, dir, queue.subList(0, place), node)) {
                 continue;
             }
             if (place < 0) {
-                // Our node is gone (the session that made it expired): start over in line.
-                nodes.remove(request.ownerToken(), node);
+                // Our node is not in the listing of a server that has seen every write of this
+                // session: it went with an expired session (or was deleted on the server). Start
+                // over in line.
+                line.node = null;
                 if (round > 3) {
                     throw new BackendUnavailableException(endpoint.toString(), "lock node of '" + request.name()
                             + "' keeps vanishing on " + endpoint + " (session expiring?)", null);
@@ -151,12 +181,13 @@ public final class ZkLockDriver implements LockDriver {
                 continue;
             }
             if (place == 0) {
+                line.predecessor.stop();
                 Grant grant = new Grant(request, OptionalLong.of(node.czxid()), node.path());
                 grants.put(request.ownerToken(), grant);
                 return Attempt.granted(grant);
             }
             // Watch only the predecessor (no herd). If it is already gone, look again at once.
-            if (watchPredecessor(request.name(), dir + "/" + queue.get(place - 1))) {
+            if (line.predecessor.watch(dir + "/" + queue.get(place - 1))) {
                 return Attempt.busy();
             }
         }
@@ -168,7 +199,7 @@ public final class ZkLockDriver implements LockDriver {
      *
      * @return true if a ghost was deleted (look at the queue again)
      */
-    private boolean removeGhosts(LockRequest request, String dir, List<String> ahead, Node node) {
+    private boolean removeGhosts(LockRequest request, String dir, List<String> ahead, Node node) throws KeeperException {
         boolean removed = false;
         for (String child : ahead) {
             if (ZkPaths.ownedBy(child, request.ownerToken()) && !child.equals(ZkPaths.name(node.path()))) {
@@ -180,56 +211,8 @@ public final class ZkLockDriver implements LockDriver {
     }
 
     /** After a lost reply to a create: the node may exist; if so, it is this request's place in line. */
-    private void adopt(LockRequest request, String dir) throws KeeperException {
-        List<String> children;
-        try {
-            // The server we reconnected to may lag behind the one that took the create: sync first
-            // (in order with the listing, so the listing sees at least what the leader had).
-            zk().sync(dir, (rc, path, ctx) -> { }, null);
-            children = calls.await(children(dir), "list " + dir);
-        } catch (KeeperException.NoNodeException e) {
-            return;
-        }
-        for (String child : children) {
-            if (ZkPaths.ownedBy(child, request.ownerToken())) {
-                CompletableFuture<Long> czxid = new CompletableFuture<>();
-                zk().exists(dir + "/" + child, false, (rc, path, ctx, stat) ->
-                        ZkCalls.complete(czxid, rc, path, stat == null ? null : stat.getCzxid()), null);
-                try {
-                    nodes.put(request.ownerToken(), new Node(dir + "/" + child, calls.await(czxid, "read " + child)));
-                } catch (KeeperException.NoNodeException gone) {
-                    // deleted meanwhile: nothing to adopt
-                }
-                return;
-            }
-        }
-    }
-
-    private CompletableFuture<Node> create(String dir, LockRequest request) {
-        CompletableFuture<Node> future = new CompletableFuture<>();
-        byte[] data = Long.toString(request.leaseTime().toMillis()).getBytes(StandardCharsets.US_ASCII);
-        zk().create(ZkPaths.nodePrefix(dir, request.ownerToken()), data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
-                (rc, path, ctx, name, stat) -> ZkCalls.complete(future, rc, path, stat == null ? null : new Node(name, stat.getCzxid())),
-                null);
-        return future;
-    }
-
-    private CompletableFuture<List<String>> children(String dir) {
-        CompletableFuture<List<String>> future = new CompletableFuture<>();
-        zk().getChildren(dir, false, (rc, path, ctx, children) -> ZkCalls.complete(future, rc, path, children), null);
-        return future;
-    }
-
-    private boolean watchPredecessor(String name, String predecessor) throws KeeperException {
-        CompletableFuture<Boolean> exists = new CompletableFuture<>();
-        zk().exists(predecessor, event -> wake(name), (rc, path, ctx, stat) -> {
-            if (rc == KeeperException.Code.NONODE.intValue()) {
-                exists.complete(false);
-            } else {
-                ZkCalls.complete(exists, rc, path, true);
-            }
-        }, null);
-        return calls.await(exists, "watch " + predecessor);
+    private void adopt(LockRequest request, InLine line) throws KeeperException {
+        lockLine.find(line.dir, request.ownerToken()).ifPresent(node -> line.node = node);
     }
 
     private void wake(String name) {
@@ -248,6 +231,12 @@ public final class ZkLockDriver implements LockDriver {
         });
     }
 
+    /** Every deletion of a waiter's predecessor is notified, and every reconnect wakes all waiters. */
+    @Override
+    public boolean reliableNotifications() {
+        return true;
+    }
+
     // ---- extend, release, end ------------------------------------------------------------------
 
     @Override
@@ -260,6 +249,7 @@ public final class ZkLockDriver implements LockDriver {
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         List<CompletableFuture<Boolean>> replies = new ArrayList<>(renewals.size());
         ZooKeeper zk = zk();
+        long sent = System.nanoTime();
         for (Renewal renewal : renewals) {
             CompletableFuture<Boolean> reply = new CompletableFuture<>();
             String path = (String) renewal.grant().handle();
@@ -278,6 +268,9 @@ public final class ZkLockDriver implements LockDriver {
             String what = "extend the lease on '" + renewals.get(i).grant().name() + "'";
             try {
                 boolean extended = calls.await(replies.get(i), what);
+                if (i == 0) {
+                    witness.answered(sent);
+                }
                 if (!extended) {
                     forget(renewals.get(i).grant().ownerToken());
                 }
@@ -296,10 +289,15 @@ public final class ZkLockDriver implements LockDriver {
         return results;
     }
 
+    /**
+     * Deletes the grant's node. Returns once the server confirmed it is gone; throws when it could
+     * not tell, and keeps the grant until then: the engine calls this again (after a back-off, and
+     * at once when the connection is restored).
+     */
     @Override
     public boolean release(Grant grant) {
-        boolean deleted = session.delete((String) grant.handle(), "release '" + grant.name() + "'");
-        forget(grant.ownerToken()); // only once the delete is confirmed: the engine retries it otherwise
+        boolean deleted = removeNode((String) grant.handle(), "release '" + grant.name() + "'");
+        forget(grant.ownerToken());
         return deleted;
     }
 
@@ -308,41 +306,54 @@ public final class ZkLockDriver implements LockDriver {
         return false;
     }
 
-    /** The lease time passed without an extend: the node goes, as a key with a TTL would. */
+    /** The lease time passed without an extend: the node goes, as a key with a TTL would; as {@link #release}. */
     @Override
     public void leaseExpired(Grant grant) {
-        session.delete((String) grant.handle(), "end the expired lease on '" + grant.name() + "'");
-        forget(grant.ownerToken()); // only once the delete is confirmed: the engine retries it otherwise
+        removeNode((String) grant.handle(), "end the expired lease on '" + grant.name() + "'");
+        forget(grant.ownerToken());
     }
 
+    /**
+     * Deletes the request's node, and after an unknown outcome every node that carries its owner
+     * token (a create whose reply was lost). The request is forgotten only once the server
+     * confirmed all of it gone; until then this throws and the engine calls it again.
+     */
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
-        Node node = nodes.remove(request.ownerToken());
-        grants.remove(request.ownerToken());
-        if (node != null) {
-            session.delete(node.path(), "abandon a request for '" + request.name() + "'");
-            return;
+        String what = "withdraw a request for '" + request.name() + "'";
+        InLine line = requests.get(request.ownerToken());
+        if (line != null) {
+            line.predecessor.stop();
+            Node node = line.node;
+            if (node != null) {
+                removeNode(node.path(), what);
+                line.node = null;
+            }
         }
         if (outcomeUnknown) {
-            // A create may have landed without its reply: find the node by the owner token in its name.
             String dir = ZkPaths.lockDir(endpoint.chroot(), request.name());
             try {
-                for (String child : calls.await(children(dir), "list " + dir)) {
-                    if (ZkPaths.ownedBy(child, request.ownerToken())) {
-                        session.delete(dir + "/" + child, "abandon a request for '" + request.name() + "'");
-                    }
+                for (String child : lockLine.findByOwner(dir, request.ownerToken())) {
+                    session.delete(dir + "/" + child, what);
                 }
-            } catch (KeeperException.NoNodeException e) {
-                // nothing was left
             } catch (KeeperException e) {
-                throw calls.translate(e, "clean up an abandoned request for '" + request.name() + "'");
+                throw calls.translate(e, what);
             }
+        }
+        forget(request.ownerToken());
+    }
+
+    private boolean removeNode(String path, String what) {
+        try {
+            return session.delete(path, what);
+        } catch (KeeperException e) {
+            throw calls.translate(e, what);
         }
     }
 
     private void forget(String ownerToken) {
         grants.remove(ownerToken);
-        nodes.remove(ownerToken);
+        requests.remove(ownerToken);
     }
 
     // ---- the session ---------------------------------------------------------------------------
@@ -353,33 +364,27 @@ public final class ZkLockDriver implements LockDriver {
                 context.connectionSuspended();
                 break;
             case RECONNECTED:
-                context.connectionRestored();
-                List<String> retry = new ArrayList<>(leftovers);
-                leftovers.removeAll(retry);
-                ZkSession current = sessionForEvents; // null while open() is still connecting
-                if (current != null) {
-                    retry.forEach(current::deleteInBackground);
-                } else {
-                    leftovers.addAll(retry);
-                }
-                listeners.keySet().forEach(this::wake); // a predecessor may have gone while we were away
+                context.connectionRestored(); // the engine retries every pending removal at once
+                lookAgain(); // a predecessor may have gone while we were away
                 break;
             case LOST:
-                // The session expired: its ephemeral nodes are gone (or will be, if the server has
-                // not noticed yet; then they are deleted on reconnect). Every lease is lost.
+                // The session expired: its ephemeral nodes are gone, or go when the server notices.
+                // Every lease is lost; the engine then ends each one through leaseExpired, whose
+                // delete (on the new session) confirms the node gone. Waiters look at the line again.
                 for (Grant grant : new ArrayList<>(grants.values())) {
-                    forget(grant.ownerToken());
-                    leftovers.add((String) grant.handle());
                     context.leaseLost(grant, Lease.LossReason.BACKEND_LOST);
                 }
-                for (Node node : new ArrayList<>(nodes.values())) {
-                    leftovers.add(node.path());
-                }
-                nodes.clear();
+                lookAgain();
                 break;
             default:
                 break;
         }
+    }
+
+    /** Every waiting request lists its line again at its next attempt, and every waiter is woken for it. */
+    private void lookAgain() {
+        requests.values().forEach(line -> line.predecessor.lookAgain());
+        listeners.keySet().forEach(this::wake);
     }
 
     /** @return the client's ZooKeeper handle (for tests that expire its session) */
@@ -389,6 +394,7 @@ public final class ZkLockDriver implements LockDriver {
 
     @Override
     public void close() {
+        witness.close();
         session.close();
     }
 }

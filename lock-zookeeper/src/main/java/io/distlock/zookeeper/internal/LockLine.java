@@ -1,0 +1,88 @@
+package io.distlock.zookeeper.internal;
+
+import io.distlock.spi.LockRequest;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The requests of the lock recipe on one lock's directory — its line of ephemeral-sequential
+ * nodes: join it, list it, find a request's node by its owner token. Asynchronous where the
+ * recipe pipelines them; the recipe's policy (who holds, who waits) is {@link ZkLockDriver}'s.
+ */
+final class LockLine {
+
+    /** A request's node: its path and czxid (the fencing token if it is granted). */
+    record Node(String path, long czxid) {
+    }
+
+    private final ZkSession session;
+
+    LockLine(ZkSession session) {
+        this.session = session;
+    }
+
+    /** Sends the create of {@code request}'s node in {@code dir} (its data: the lease time in ms); its Stat carries the czxid. */
+    CompletableFuture<Node> join(String dir, LockRequest request) {
+        CompletableFuture<Node> future = new CompletableFuture<>();
+        byte[] data = Long.toString(request.leaseTime().toMillis()).getBytes(StandardCharsets.US_ASCII);
+        session.zk().create(ZkPaths.nodePrefix(dir, request.ownerToken()), data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
+                (rc, path, ctx, name, stat) -> ZkCalls.complete(future, rc, path, stat == null ? null : new Node(name, stat.getCzxid())),
+                null);
+        return future;
+    }
+
+    /** Sends a listing of {@code dir}. */
+    CompletableFuture<List<String>> list(String dir) {
+        CompletableFuture<List<String>> future = new CompletableFuture<>();
+        session.zk().getChildren(dir, false, (rc, path, ctx, children) -> ZkCalls.complete(future, rc, path, children), null);
+        return future;
+    }
+
+    /**
+     * The nodes in {@code dir} that carry {@code ownerToken} in their name (protected mode, as
+     * Curator's): where a create whose reply was lost may have left one. The server this client
+     * reconnected to may lag behind the one that took the create: sync first, in order with the
+     * listing, so the listing sees at least what the leader had.
+     */
+    List<String> findByOwner(String dir, String ownerToken) throws KeeperException {
+        session.zk().sync(dir, (rc, path, ctx) -> { }, null);
+        List<String> children;
+        try {
+            children = session.calls().await(list(dir), "list " + dir);
+        } catch (KeeperException.NoNodeException e) {
+            return List.of();
+        }
+        List<String> owned = new ArrayList<>(1);
+        for (String child : children) {
+            if (ZkPaths.ownedBy(child, ownerToken)) {
+                owned.add(child);
+            }
+        }
+        return owned;
+    }
+
+    /**
+     * After a lost reply to a create: the request's node, if the create landed.
+     *
+     * @return the node found by the owner token in its name, or empty
+     */
+    Optional<Node> find(String dir, String ownerToken) throws KeeperException {
+        for (String child : findByOwner(dir, ownerToken)) {
+            CompletableFuture<Long> czxid = new CompletableFuture<>();
+            session.zk().exists(dir + "/" + child, false, (rc, path, ctx, stat) ->
+                    ZkCalls.complete(czxid, rc, path, stat == null ? null : stat.getCzxid()), null);
+            try {
+                return Optional.of(new Node(dir + "/" + child, session.calls().await(czxid, "read " + child)));
+            } catch (KeeperException.NoNodeException gone) {
+                return Optional.empty(); // deleted meanwhile: nothing to adopt
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,47 @@
+package io.distlock.zookeeper;
+
+import io.distlock.Lease;
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.Grant;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The engine's side of a driver, for tests that drive a {@link io.distlock.zookeeper.internal.ZkLockDriver}
+ * directly (the SPI contract, without the engine's policy on top): records what the driver reports.
+ */
+final class RecordingContext implements DriverContext {
+
+    final List<Grant> lost = new CopyOnWriteArrayList<>();
+    final AtomicInteger suspended = new AtomicInteger();
+    final AtomicInteger restored = new AtomicInteger();
+    final AtomicInteger sessionReports = new AtomicInteger();
+    final AtomicLong latestSessionReport = new AtomicLong();
+    volatile Duration sessionTimeout;
+
+    @Override
+    public void leaseLost(Grant grant, Lease.LossReason reason) {
+        lost.add(grant);
+    }
+
+    @Override
+    public void connectionSuspended() {
+        suspended.incrementAndGet();
+    }
+
+    @Override
+    public void connectionRestored() {
+        restored.incrementAndGet();
+    }
+
+    @Override
+    public void sessionConfirmed(long sentAtNanos, Duration sessionTimeout) {
+        sessionReports.incrementAndGet();
+        latestSessionReport.accumulateAndGet(sentAtNanos, (a, b) -> a == 0 || b - a > 0 ? b : a);
+        this.sessionTimeout = sessionTimeout;
+    }
+}
