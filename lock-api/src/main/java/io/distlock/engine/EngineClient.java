@@ -397,6 +397,7 @@ final class EngineClient implements LockClient, DriverContext {
 
     void forget(EngineLease lease) {
         held.remove(lease.grant().ownerToken(), lease);
+        keeper.forget(lease);
     }
 
     /** Hands the lease to the keeper, for renewal and for loss detection. */

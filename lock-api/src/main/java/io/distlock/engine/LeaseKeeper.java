@@ -57,6 +57,34 @@ final class LeaseKeeper {
         }
     }
 
+    /**
+     * A lease left the keeper's care (released, lost). Its entries stay in the queue and are skipped
+     * when due; but if it is the next one due, the pending wake-up moves to the next live entry, so
+     * that a client taking and releasing one lease after another (a session store watches each)
+     * does not wake the keeper once per lease for nothing.
+     */
+    void forget(EngineLease lease) {
+        synchronized (this) {
+            boolean headWasIt = false;
+            while (!queue.isEmpty() && (!queue.peek().lease.isHeld()
+                    || queue.peek().generation != queue.peek().lease.keeperGeneration())) {
+                headWasIt |= queue.peek().lease == lease;
+                queue.poll();
+            }
+            if (!headWasIt) {
+                return;
+            }
+            if (queue.isEmpty()) {
+                if (wake != null) {
+                    wake.cancel();
+                    wake = null;
+                }
+            } else if (wake != null && queue.peek().at != wakeAt) {
+                wakeUpAt(queue.peek().at);
+            }
+        }
+    }
+
     private void wakeUpAt(long at) {
         if (wake != null) {
             wake.cancel();

@@ -56,4 +56,14 @@ class EngineSessionBoundTest {
         runtime.advance(TimeUnit.SECONDS.toNanos(3));
         assertThat(lease.isValid()).as("bounded by the newest confirmation, 2 s in").isTrue();
     }
+
+    @Test
+    void aReleasedLeaseLeavesTheKeeperNothingToWakeFor() {
+        // A session store's keeper watches every lease's end; once released, that watch must not
+        // cost a wake-up per lease.
+        for (int i = 0; i < 100; i++) {
+            client.lock("one-after-another").tryAcquire(Duration.ofSeconds(30)).orElseThrow().release();
+        }
+        assertThat(runtime.scheduled()).as("keeper wake-ups pending after 100 acquire-release pairs").isZero();
+    }
 }
