@@ -37,6 +37,8 @@ import java.util.concurrent.TimeUnit;
 final class Cleanup {
 
     static final long MAX_BACKOFF_MILLIS = 250;
+    /** How often a confirmed removal is repeated while a late write of its request may still land. */
+    static final long REPEAT_MILLIS = LockDriver.LATE_WRITE_REPEAT_MILLIS;
     private static final long MIN_BACKOFF_MILLIS = 10;
     private static final long NO_MOOT = Long.MAX_VALUE;
 
@@ -46,6 +48,8 @@ final class Cleanup {
         /** When it stops mattering (monotonic clock), or {@link #NO_MOOT}. */
         final long mootAt;
         int failures;
+        /** Not to be tried before this (monotonic clock): a confirmed removal repeated for a late write. */
+        long notBefore;
 
         Task(String name, long mootAt) {
             this.name = name;
@@ -79,11 +83,14 @@ final class Cleanup {
     static final class Abandon extends Task {
         final LockRequest request;
         final boolean outcomeUnknown;
+        /** Confirmed removals are repeated until moot: a write of the request may still land (see LockDriver#lateWritesPossible). */
+        final boolean repeat;
 
-        Abandon(LockRequest request, boolean outcomeUnknown, long mootAt) {
+        Abandon(LockRequest request, boolean outcomeUnknown, long mootAt, boolean repeat) {
             super(request.name(), mootAt);
             this.request = request;
             this.outcomeUnknown = outcomeUnknown;
+            this.repeat = repeat && outcomeUnknown && mootAt != NO_MOOT;
         }
 
         @Override
@@ -251,15 +258,32 @@ final class Cleanup {
         long now = client.nanoTime();
         synchronized (pending) {
             tasks = new ArrayList<>(pending.size());
+            List<Task> later = new ArrayList<>();
             for (Task task : pending) {
-                if (now - task.mootAt < 0) {
-                    tasks.add(task); // still matters
+                if (now - task.mootAt >= 0) {
+                    continue; // moot: the server's own expiry has removed whatever it was
                 }
+                (now - task.notBefore >= 0 ? tasks : later).add(task);
             }
             pending.clear();
+            pending.addAll(later);
         }
         boolean failed = attempt(tasks, true);
         roundEnded(failed);
+    }
+
+    /**
+     * A removal the server confirmed, of a request whose write may still land late on a backend
+     * that cannot refuse it: tried again a little later, until its lease time has passed there.
+     */
+    private void repeatLater(Task task) {
+        long next = client.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REPEAT_MILLIS);
+        if (next - task.mootAt < 0) {
+            task.notBefore = next;
+            synchronized (pending) {
+                pending.add(task);
+            }
+        }
     }
 
     /**
@@ -312,6 +336,9 @@ final class Cleanup {
             try {
                 task.run(driver);
                 logRecovered(task);
+                if (task instanceof Abandon && ((Abandon) task).repeat) {
+                    repeatLater(task);
+                }
             } catch (IllegalStateException closed) {
                 // the driver is closed: nothing more can be done here
             } catch (RuntimeException e) {
@@ -329,6 +356,7 @@ final class Cleanup {
                 logFirstFailure(task, firstFailure);
             }
         }
+
         if (!failed.isEmpty()) {
             synchronized (pending) {
                 pending.addAll(failed);
@@ -339,7 +367,6 @@ final class Cleanup {
 
     private void roundEnded(boolean failed) {
         outage = failed;
-        boolean again;
         synchronized (pending) {
             failedRounds = failed ? failedRounds + 1 : 0;
             roundRunning = false;
@@ -347,10 +374,21 @@ final class Cleanup {
                 rerun = false;
                 return;
             }
-            again = rerun || !failed;
+            long now = client.nanoTime();
+            long delay;
+            if (failed && !rerun) {
+                delay = backoffNanos(failedRounds);
+            } else {
+                // The next task due: at once, unless every pending one is a repeat waiting its turn.
+                long soonest = Long.MAX_VALUE;
+                for (Task task : pending) {
+                    soonest = Math.min(soonest, Math.max(0, task.notBefore - now));
+                }
+                delay = soonest;
+            }
             rerun = false;
-            if (!again) {
-                scheduleRound(backoffNanos(failedRounds));
+            if (delay > 0) {
+                scheduleRound(delay);
                 return;
             }
             roundRunning = true;
@@ -412,7 +450,7 @@ final class Cleanup {
     private void logFirstFailure(Task task, RuntimeException e) {
         EngineClient.LOG.log(System.Logger.Level.WARNING, "could not {0} on {1}; retrying until the server confirms it"
                 + (task.mootAt == NO_MOOT ? "" : " or its lease time has passed there") + ": {2}",
-                task.what(), client.endpoint(), String.valueOf(e));
+                task.what(), client.endpoint(), e == null ? "the server did not confirm it" : e.toString());
     }
 
     private void logRecovered(Task task) {

@@ -60,6 +60,7 @@ final class EngineClient implements LockClient, DriverContext {
     /** False for a session-based store: the engine then ends leases on the server at the end of their validity. */
     private volatile boolean serverExpiresLeases = true;
     private volatile boolean reliableNotifications;
+    private volatile boolean lateWritesPossible;
     /** For a session store that reports its session: no lease is valid past this (monotonic clock). */
     private volatile long sessionValidUntil;
     private volatile boolean sessionBounded;
@@ -85,6 +86,7 @@ final class EngineClient implements LockClient, DriverContext {
                     "backend " + backend.getClass().getName() + " returned no driver");
             client.serverExpiresLeases = client.driver.serverExpiresLeases();
             client.reliableNotifications = client.driver.reliableNotifications();
+            client.lateWritesPossible = client.driver.lateWritesPossible();
         } catch (RuntimeException e) {
             runtime.shutdown();
             throw client.translate(e, "connect to " + client.endpoint);
@@ -328,7 +330,8 @@ final class EngineClient implements LockClient, DriverContext {
      * @param lastAttemptAway the last attempt got no answer
      */
     void abandon(LockRequest request, boolean outcomeUnknown, long lastSent, boolean lastAttemptAway) {
-        Cleanup.Task task = new Cleanup.Abandon(request, outcomeUnknown, mootAt(lastSent, request.leaseTime()));
+        Cleanup.Task task = new Cleanup.Abandon(request, outcomeUnknown, mootAt(lastSent, request.leaseTime()),
+                lateWritesPossible);
         if (lastAttemptAway || closed) {
             cleanup.soon(task);
         } else {

@@ -139,15 +139,35 @@ public interface LockDriver extends AutoCloseable {
      *
      * <p>When {@code outcomeUnknown} is true, a write of this request may have taken effect without
      * a reply — or may still be on its way and land <em>after</em> this call: the driver removes
-     * anything held by the owner token (compare-and-delete), and must make sure a late write of
-     * the request cannot take the lock afterwards (for example by leaving a short-lived marker that
-     * the acquire checks, or because the backend discards requests of a connection it closed).
+     * anything held by the owner token (compare-and-delete), and makes sure a late write of the
+     * request cannot keep the lock afterwards: by leaving a short-lived marker that the acquire
+     * checks, because the backend discards requests of a connection it closed, or — declaring
+     * {@link #lateWritesPossible()} — by letting the engine repeat this call until the write's
+     * lease time has passed.
      *
      * @param request        the request
      * @param outcomeUnknown true if an attempt of this request had an unknown outcome
      * @throws BackendUnavailableException if it could not tell (the engine retries it)
      */
     void abandon(LockRequest request, boolean outcomeUnknown);
+
+    /**
+     * Whether a write of an abandoned request may still land <em>after</em> {@link #abandon} with
+     * {@code outcomeUnknown} confirmed its removal, and take the lock (a backend whose acquire cannot
+     * check a marker without costing every acquire, such as Redlock's plain {@code SET NX}). If so,
+     * the engine repeats that abandon by owner token every {@value io.distlock.spi.LockDriver#LATE_WRITE_REPEAT_MILLIS} ms
+     * until the request's lease time (plus the operation timeout) has passed on the server, so that
+     * a late write holds the lock that long at most, not a whole lease. False by default: the driver
+     * makes a late write take nothing, or its backend discards it.
+     *
+     * @return true if confirmed removals after an unknown outcome must be repeated
+     */
+    default boolean lateWritesPossible() {
+        return false;
+    }
+
+    /** How often the engine repeats a confirmed abandon for a driver whose {@link #lateWritesPossible()}. */
+    long LATE_WRITE_REPEAT_MILLIS = 200;
 
     /**
      * Asks to be told when {@code name} may have become free (a release, a deletion). Called only

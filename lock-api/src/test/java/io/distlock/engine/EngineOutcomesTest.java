@@ -123,4 +123,30 @@ class EngineOutcomesTest {
             drifting.close();
         }
     }
+
+    @Test
+    void aLateWriteThatTheBackendCannotRefuseIsRemovedUntilItsLeaseTimeHasPassed() {
+        driver.lateWrites = true; // read when a client connects
+        EngineClient client = EngineClient.connect(driver.backend(), URI.create("scripted://late"), LockOptions.defaults(), runtime);
+        driver.away = true;
+        assertThatThrownBy(() -> client.lock("late").tryAcquire(Duration.ofSeconds(2))).isInstanceOf(BackendUnavailableException.class);
+        driver.away = false;
+        runtime.advance(TimeUnit.MILLISECONDS.toNanos(50));
+        long confirmed = driver.count("abandon late unknown");
+        // The write lands now, after its removal was confirmed: the repeated removal takes it away.
+        driver.server.put("late", new ScriptedDriver.Held(lateOwner(), runtime.nanoTime() + TimeUnit.SECONDS.toNanos(2)));
+        runtime.advance(TimeUnit.MILLISECONDS.toNanos(250));
+        assertThat(driver.server).as("removed by a repeat of the confirmed abandon").doesNotContainKey("late");
+        runtime.advance(TimeUnit.SECONDS.toNanos(5)); // lease 2 s + operation timeout 2 s: moot
+        long repeats = driver.count("abandon late unknown") - confirmed;
+        assertThat(repeats).as("repeated every 200 ms until moot").isBetween(15L, 25L);
+        runtime.advance(TimeUnit.SECONDS.toNanos(5));
+        assertThat(driver.count("abandon late unknown") - confirmed).as("and never after").isEqualTo(repeats);
+        client.close();
+    }
+
+    /** The owner token the scripted server saw for the request of lock "late". */
+    private String lateOwner() {
+        return driver.lastOwner("late");
+    }
 }

@@ -55,6 +55,8 @@ final class ScriptedDriver implements LockDriver {
     volatile boolean away;
     /** When set, extend and extendAll wait for it (a slow server); the call is counted in flight meanwhile. */
     volatile CountDownLatch extendGate;
+    /** What {@link #lateWritesPossible()} answers. */
+    volatile boolean lateWrites;
 
     ScriptedDriver(LongSupplier clock, boolean sessionStore) {
         this.clock = clock;
@@ -76,6 +78,13 @@ final class ScriptedDriver implements LockDriver {
         };
     }
 
+    /** Owner token of the last request for each name, as the server saw it. */
+    private final Map<String, String> owners = new ConcurrentHashMap<>();
+
+    String lastOwner(String name) {
+        return owners.get(name);
+    }
+
     private void reachable(String call) {
         calls.add(call);
         if (away) {
@@ -89,6 +98,7 @@ final class ScriptedDriver implements LockDriver {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
+        owners.put(request.name(), request.ownerToken());
         reachable("tryAcquire " + request.name());
         Function<LockRequest, Attempt> scripted = attempts;
         if (scripted != null) {
@@ -162,6 +172,11 @@ final class ScriptedDriver implements LockDriver {
         if (held != null && held.owner.equals(request.ownerToken())) {
             server.remove(request.name(), held);
         }
+    }
+
+    @Override
+    public boolean lateWritesPossible() {
+        return lateWrites;
     }
 
     @Override

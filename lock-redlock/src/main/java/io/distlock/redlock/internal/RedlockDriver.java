@@ -324,6 +324,18 @@ public final class RedlockDriver implements LockDriver {
     }
 
     /**
+     * A {@code SET NX} that reaches a node after its request was abandoned cannot be refused there:
+     * checking a marker would take a script on every node and every acquire (measured: about 5 %
+     * on p50). Instead the engine repeats the abandon's compare-and-delete until the request's
+     * lease time has passed, so a late {@code SET} holds its node's key for a few hundred
+     * milliseconds at most.
+     */
+    @Override
+    public boolean lateWritesPossible() {
+        return true;
+    }
+
+    /**
      * Every attempt that answered has already released what it may have left; after an unknown
      * outcome a {@code SET} may have landed without a reply: compare-and-delete on every node,
      * confirmed once a quorum answered.
