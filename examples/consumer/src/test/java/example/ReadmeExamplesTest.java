@@ -5,6 +5,7 @@ import io.distlock.Guarantee;
 import io.distlock.LockClient;
 import io.distlock.Locks;
 import io.distlock.tck.fixtures.RedisServer;
+import io.distlock.tck.fixtures.ZooKeeperProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -64,7 +65,7 @@ class ReadmeExamplesTest {
     static Stream<String> uris() {
         return Stream.of(redis.uri(),
                 "redlock://" + REDLOCK_NODES.stream().map(RedisServer::endpoint).collect(Collectors.joining(",")),
-                zookeeper.uri());
+                "zookeeper://" + zookeeper.connectString());
     }
 
     /** The README's promise, as five separate JVMs started together on one backend. */

@@ -3,6 +3,7 @@ package example.modular;
 import io.distlock.LockClient;
 import io.distlock.Locks;
 import io.distlock.tck.fixtures.RedisServer;
+import io.distlock.tck.fixtures.ZooKeeperProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -56,7 +57,7 @@ class ModulePathTest {
     static Stream<String> uris() {
         return Stream.of(redis.uri(),
                 "redlock://" + REDLOCK_NODES.stream().map(RedisServer::endpoint).collect(Collectors.joining(",")),
-                zookeeper.uri());
+                "zookeeper://" + zookeeper.connectString());
     }
 
     @Test

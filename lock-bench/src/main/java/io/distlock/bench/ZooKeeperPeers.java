@@ -1,6 +1,7 @@
 package io.distlock.bench;
 
 import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.ZooKeeperProcess;
 
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -49,7 +50,7 @@ final class ZooKeeperPeers implements AutoCloseable {
 
     /** A server in a JVM of its own. */
     static ZooKeeperPeers ownProcess() throws Exception {
-        ZooKeeperProcess server = ZooKeeperProcess.start();
+        ZooKeeperProcess server = ZooKeeperProcess.start(System.getProperty("java.class.path"));
         return new ZooKeeperPeers(server, server.connectString(), OWN_PROCESS);
     }
 
