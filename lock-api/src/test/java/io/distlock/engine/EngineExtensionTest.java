@@ -146,4 +146,21 @@ class EngineExtensionTest {
             Thread.currentThread().interrupt();
         }
     }
+
+    @Test
+    void aSlowRenewalDelaysNoOtherLeasesExpiryOrLossNotice() throws Exception {
+        // Item 7: the keeper only decides; the renewal waits on the I/O thread, not on the keeper.
+        Lease renewed = client.lock("slow-renewal").tryAcquire(LEASE).orElseThrow().autoRenew();
+        Lease expiring = client.lock("expiring").tryAcquire(Duration.ofMillis(1500)).orElseThrow();
+        CompletableFuture<Lease.LossReason> lost = expiring.lost().toCompletableFuture();
+        CountDownLatch slowServer = new CountDownLatch(1);
+        driver.extendGate = slowServer;
+        runtime.advance(TimeUnit.SECONDS.toNanos(1)); // the renewal goes out, and hangs
+        await().atMost(Duration.ofSeconds(5)).until(() -> driver.extensionsInFlight.get() == 1);
+        runtime.advance(TimeUnit.MILLISECONDS.toNanos(600)); // past the other lease's validity
+        assertThat(lost.get(5, TimeUnit.SECONDS)).as("declared lost on time, with a renewal still hanging")
+                .isEqualTo(Lease.LossReason.EXPIRED);
+        assertThat(renewed.isValid()).isTrue();
+        slowServer.countDown();
+    }
 }
