@@ -4,6 +4,7 @@ import io.distlock.BackendDescriptor;
 import io.distlock.Guarantee;
 import io.distlock.LockClient;
 import io.distlock.Locks;
+import io.distlock.tck.fixtures.Instances;
 import io.distlock.tck.fixtures.RedisServer;
 import io.distlock.tck.fixtures.ZooKeeperProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -75,7 +76,7 @@ class ReadmeExamplesTest {
         Path log = Path.of("target", "instances-" + uri.substring(0, uri.indexOf(':')) + ".log");
         List<String> outcomes = Instances.run(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
-                "-cp", System.getProperty("example.classpath"), "example.NightlyReconciliation"), uri, 5, log);
+                "-cp", System.getProperty("example.classpath"), "example.NightlyReconciliation"), uri, 5, "nightly-reconciliation: ", log);
         assertEquals(1, Collections.frequency(outcomes, "ran"), "exactly one of five ran the job: " + outcomes);
         assertEquals(4, Collections.frequency(outcomes, "skipped"), outcomes.toString());
     }

@@ -2,6 +2,7 @@ package example.modular;
 
 import io.distlock.LockClient;
 import io.distlock.Locks;
+import io.distlock.tck.fixtures.Instances;
 import io.distlock.tck.fixtures.RedisServer;
 import io.distlock.tck.fixtures.ZooKeeperProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -91,7 +92,7 @@ class ModulePathTest {
                 "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
                 "--module-path", System.getProperty("example.modulepath"),
                 "--patch-module", "zookeeper=" + System.getProperty("example.jute"),
-                "-m", "example.modular/example.modular.NightlyReconciliation"), uri, 5, log);
+                "-m", "example.modular/example.modular.NightlyReconciliation"), uri, 5, "nightly-reconciliation: ", log);
         assertEquals(1, Collections.frequency(outcomes, "ran"), "exactly one of five ran the job: " + outcomes);
         assertEquals(4, Collections.frequency(outcomes, "skipped"), outcomes.toString());
     }
