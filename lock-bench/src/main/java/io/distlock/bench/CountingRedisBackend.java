@@ -17,6 +17,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * {@code bench-redis://host:port}: the real single-Redis backend, unchanged, with a look inside the
@@ -28,9 +29,16 @@ public final class CountingRedisBackend implements LockBackend {
 
     /** One {@code extendAll} call: when it started, how many leases, how long it took. */
     record Tick(long startNanos, int leases, long nanos) {
+        /** @return whether this call ran at some time in [{@code from}, {@code to}] */
+        boolean overlaps(long from, long to) {
+            return startNanos - to <= 0 && startNanos + nanos - from >= 0;
+        }
     }
 
     private static final List<Tick> TICKS = new ArrayList<>();
+
+    /** {@code extendAll} calls started and not yet recorded (the engine may run two at once). */
+    private static final AtomicInteger IN_FLIGHT = new AtomicInteger();
 
     private final RedisLockBackend delegate = new RedisLockBackend();
 
@@ -54,6 +62,11 @@ public final class CountingRedisBackend implements LockBackend {
         return List.copyOf(TICKS);
     }
 
+    /** @return how many {@code extendAll} calls are running now */
+    static int inFlight() {
+        return IN_FLIGHT.get();
+    }
+
     private static synchronized void record(Tick tick) {
         TICKS.add(tick);
     }
@@ -72,10 +85,14 @@ public final class CountingRedisBackend implements LockBackend {
 
         @Override
         public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
+            IN_FLIGHT.incrementAndGet();
             long start = System.nanoTime();
-            List<ExtendOutcome> results = driver.extendAll(renewals);
-            record(new Tick(start, renewals.size(), System.nanoTime() - start));
-            return results;
+            try {
+                return driver.extendAll(renewals);
+            } finally {
+                record(new Tick(start, renewals.size(), System.nanoTime() - start));
+                IN_FLIGHT.decrementAndGet();
+            }
         }
 
         @Override
