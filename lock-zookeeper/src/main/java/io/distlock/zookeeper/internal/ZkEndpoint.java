@@ -1,10 +1,9 @@
 package io.distlock.zookeeper.internal;
 
+import io.distlock.spi.ServerList;
+
 import java.net.URI;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -30,6 +29,7 @@ public final class ZkEndpoint {
 
     private static final int DEFAULT_PORT = 2181;
     private static final Set<String> OPTIONS = Set.of("sessionTimeout");
+    private static final String USAGE = "zookeeper://[user:password@]host:port[,host:port...][/chroot][?sessionTimeout=ms]";
 
     private final List<String> hosts;
     private final String chroot;
@@ -55,95 +55,12 @@ public final class ZkEndpoint {
      */
     public static ZkEndpoint parse(URI uri) {
         Objects.requireNonNull(uri, "uri");
-        String safe = uri.getScheme() + "://" + (uri.getRawUserInfo() != null ? "***@" : "")
-                + hostPart(uri.getRawAuthority()) + (uri.getRawPath() == null ? "" : uri.getRawPath());
-        String usage = " in " + safe + "; expected zookeeper://[user:password@]host:port[,host:port...][/chroot][?sessionTimeout=ms]";
-        if (uri.isOpaque() || uri.getRawAuthority() == null || uri.getRawAuthority().isEmpty()) {
-            throw new IllegalArgumentException("no ZooKeeper host" + usage);
-        }
-        if (uri.getRawFragment() != null) {
-            throw new IllegalArgumentException("a fragment is not allowed" + usage);
-        }
-        String authority = uri.getRawAuthority();
-        String user = null;
-        String password = null;
-        int at = authority.lastIndexOf('@');
-        if (at >= 0) {
-            String userInfo = authority.substring(0, at);
-            int colon = userInfo.indexOf(':');
-            if (colon <= 0) {
-                throw new IllegalArgumentException("user info must be user:password (digest authentication)" + usage);
-            }
-            user = decode(userInfo.substring(0, colon));
-            password = decode(userInfo.substring(colon + 1));
-            authority = authority.substring(at + 1);
-        }
-        List<String> hosts = new ArrayList<>();
-        for (String hostPort : authority.split(",", -1)) {
-            hosts.add(hostAndPort(hostPort, usage));
-        }
-        String chroot = chroot(uri.getPath(), usage);
-        Map<String, String> options = new LinkedHashMap<>();
-        if (uri.getRawQuery() != null) {
-            for (String pair : uri.getRawQuery().split("&")) {
-                int eq = pair.indexOf('=');
-                String key = eq < 0 ? pair : pair.substring(0, eq);
-                if (!OPTIONS.contains(key)) {
-                    throw new IllegalArgumentException("unknown option '" + key + "' (known: " + OPTIONS + ")" + usage);
-                }
-                options.put(key, eq < 0 ? "" : decode(pair.substring(eq + 1)));
-            }
-        }
-        ZkEndpoint endpoint = new ZkEndpoint(hosts, chroot, user, password, options);
+        ServerList servers = ServerList.parse(uri, DEFAULT_PORT, OPTIONS, USAGE);
+        String usage = " in " + ServerList.redacted(uri) + "; expected " + USAGE;
+        ZkEndpoint endpoint = new ZkEndpoint(servers.hosts(), chroot(servers.path(), usage), servers.user().orElse(null),
+                servers.password().orElse(null), servers.options());
         endpoint.sessionTimeoutMillis(10_000); // validates the option now, not at connect
         return endpoint;
-    }
-
-    private static String hostPart(String authority) {
-        if (authority == null) {
-            return "";
-        }
-        int at = authority.lastIndexOf('@');
-        return at < 0 ? authority : authority.substring(at + 1);
-    }
-
-    private static String hostAndPort(String hostPort, String usage) {
-        if (hostPort.isEmpty()) {
-            throw new IllegalArgumentException("empty host in the host list" + usage);
-        }
-        String host;
-        String port;
-        if (hostPort.startsWith("[")) {
-            int close = hostPort.indexOf(']');
-            if (close < 0) {
-                throw new IllegalArgumentException("unclosed IPv6 address '" + hostPort + "'" + usage);
-            }
-            host = hostPort.substring(0, close + 1);
-            String rest = hostPort.substring(close + 1);
-            if (!rest.isEmpty() && !rest.startsWith(":")) {
-                throw new IllegalArgumentException("malformed host '" + hostPort + "'" + usage);
-            }
-            port = rest.isEmpty() ? null : rest.substring(1);
-        } else {
-            int colon = hostPort.lastIndexOf(':');
-            host = colon < 0 ? hostPort : hostPort.substring(0, colon);
-            port = colon < 0 ? null : hostPort.substring(colon + 1);
-            if (host.isEmpty() || !host.matches("[A-Za-z0-9._-]+")) {
-                throw new IllegalArgumentException("malformed host '" + host + "'" + usage);
-            }
-        }
-        int number = DEFAULT_PORT;
-        if (port != null) {
-            try {
-                number = Integer.parseInt(port);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("port '" + port + "' of host " + host + " is not a number" + usage);
-            }
-            if (number < 1 || number > 65535) {
-                throw new IllegalArgumentException("port " + number + " of host " + host + " is not in 1..65535" + usage);
-            }
-        }
-        return host.toLowerCase(Locale.ROOT) + ":" + number;
     }
 
     private static String chroot(String path, String usage) {
@@ -170,10 +87,6 @@ public final class ZkEndpoint {
             }
         }
         return path;
-    }
-
-    private static String decode(String raw) {
-        return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
     }
 
     /** @return the ZooKeeper connect string: the hosts, comma-separated, without the chroot */

@@ -1,6 +1,7 @@
 package io.distlock.zookeeper.internal;
 
-import java.nio.charset.StandardCharsets;
+import io.distlock.spi.LockNames;
+
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -10,9 +11,7 @@ import java.util.List;
  *
  * <p>A lock name may hold any character but controls (see {@code LockClient.lock}); a znode name
  * may not hold {@code /}, be {@code .} or {@code ..}, or hold some Unicode ranges. So every name is
- * <em>encoded</em>, never refused: each UTF-8 byte outside {@code [A-Za-z0-9_-]} becomes
- * {@code %XX}. The encoding is injective (distinct names, including names differing only in case
- * or in a non-ASCII letter, get distinct directories) and readable for plain names.
+ * <em>encoded</em>, never refused ({@link LockNames#pathSegment}).
  *
  * <p>The owner token in the node name lets an acquire whose create got no reply find its node
  * afterwards (Curator's "protected" mode does the same with a UUID).
@@ -21,22 +20,12 @@ final class ZkPaths {
 
     static final String PREFIX = "lock-";
     private static final int SEQUENCE_DIGITS = 10;
-    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
 
     private ZkPaths() {
     }
 
     static String encode(String name) {
-        StringBuilder b = new StringBuilder(name.length() + 16);
-        for (byte raw : name.getBytes(StandardCharsets.UTF_8)) {
-            int c = raw & 0xff;
-            if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-                b.append((char) c);
-            } else {
-                b.append('%').append(HEX[c >> 4]).append(HEX[c & 0xf]);
-            }
-        }
-        return b.toString();
+        return LockNames.pathSegment(name);
     }
 
     static String lockDir(String chroot, String name) {

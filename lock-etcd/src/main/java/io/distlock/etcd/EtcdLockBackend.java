@@ -1,0 +1,81 @@
+package io.distlock.etcd;
+
+import io.distlock.BackendDescriptor;
+import io.distlock.Feature;
+import io.distlock.Guarantee;
+import io.distlock.LockOptions;
+import io.distlock.etcd.internal.EtcdEndpoint;
+import io.distlock.etcd.internal.EtcdLockDriver;
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.LockBackend;
+import io.distlock.spi.LockDriver;
+
+import java.net.URI;
+import java.util.EnumSet;
+import java.util.Objects;
+
+/**
+ * The etcd backend, for {@code etcd://[user:password@]host:port[,host:port...][/prefix][?sessionTtl=s]}
+ * (port 2379 by default; locks live under {@code /prefix}, {@code /distlock} if none is given; user
+ * and password select etcd authentication; {@code sessionTtl} is the TTL of the client's session
+ * lease in whole seconds, 10 by default, and at least the server's minimum).
+ *
+ * <p>Each client keeps one etcd lease alive as its session. A request for a lock is a key under
+ * the lock's directory, bound to that lease, written in one transaction that also reads the lock's
+ * first key: the key with the lowest create revision holds the lock, each waiter watches only the
+ * key just before its own, waiters are served in the order they arrived. Lock names are
+ * percent-encoded into keys, never refused.
+ *
+ * <p><b>Guarantee: {@link Guarantee#CORRECTNESS}</b> with {@link Feature#FENCING_TOKENS}: the fencing
+ * token is the lock key's create revision, the cluster-wide revision of the write that created it,
+ * which only grows (Raft-replicated, it survives a leader change and a member restart).
+ *
+ * <p><b>Lease time on a session store.</b> {@code leaseTime} is the longest a lease may be held
+ * without {@code extend}, as on every backend: at the end of the lease's validity the engine deletes
+ * the key (etcd lease TTLs are whole seconds with a server minimum, too coarse for a lease time).
+ * The lease also ends with the session: if the holding process crashes or stops, its session lease
+ * expires after {@code sessionTtl} and the server deletes every key bound to it. {@code remaining()}
+ * never over-promises: no lease is valid past the last answered keep-alive plus the session TTL,
+ * none is valid while a keep-alive goes unanswered, and when the server says the session lease is
+ * gone (expired, or revoked by an operator), {@code lost()} completes with {@code BACKEND_LOST}.
+ *
+ * <p>Instantiating this class does no I/O; {@link #connect} grants the session lease within
+ * {@link LockOptions#connectTimeout()} and checks that the client may read and write under its prefix.
+ */
+public final class EtcdLockBackend implements LockBackend {
+
+    private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("etcd", Guarantee.CORRECTNESS,
+            EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION,
+                    Feature.WAIT_NOTIFICATION, Feature.FIFO_WAITERS, Feature.QUORUM));
+
+    /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
+    public EtcdLockBackend() {
+    }
+
+    @Override
+    public BackendDescriptor descriptor() {
+        return DESCRIPTOR;
+    }
+
+    /**
+     * @throws IllegalArgumentException                 if the URI is malformed (the message never shows the
+     *                                                  password), or {@code sessionTtl} is below the
+     *                                                  server's minimum lease TTL
+     * @throws io.distlock.BackendUnavailableException if no member answers within
+     *                                                  {@link LockOptions#connectTimeout()} (the message names the members)
+     * @throws io.distlock.LockException                if authentication fails, or the client may not read
+     *                                                  and write under its prefix
+     */
+    @Override
+    public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
+        Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(options, "options");
+        Objects.requireNonNull(context, "context");
+        return EtcdLockDriver.connect(EtcdEndpoint.parse(uri), options, context);
+    }
+
+    @Override
+    public String toString() {
+        return "EtcdLockBackend[etcd://]";
+    }
+}

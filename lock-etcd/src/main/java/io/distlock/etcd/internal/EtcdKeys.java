@@ -1,0 +1,44 @@
+package io.distlock.etcd.internal;
+
+import io.distlock.spi.LockNames;
+
+/**
+ * Where things live under a client's prefix:
+ * <ul>
+ *   <li>{@code <prefix>/locks/<name>/<ownerToken>}: one key per request for the lock (the lowest
+ *       create revision holds it); the lock's name is encoded as one segment
+ *       ({@link LockNames#pathSegment}), so that no name's keys fall under another name's;</li>
+ *   <li>{@code <prefix>/abandoned/<name>/<ownerToken>}: the marker of a request withdrawn after an
+ *       unknown outcome; an acquire's transaction writes nothing while it exists.</li>
+ * </ul>
+ * Owner tokens are URL-safe Base64 and carry no {@code /}.
+ */
+final class EtcdKeys {
+
+    private EtcdKeys() {
+    }
+
+    /** @return the prefix of every request key of {@code name}, ending with {@code /} */
+    static String lockDir(String prefix, String name) {
+        return prefix + "/locks/" + encode(name) + "/";
+    }
+
+    /** @return the key of one request */
+    static String request(String prefix, String name, String ownerToken) {
+        return lockDir(prefix, name) + ownerToken;
+    }
+
+    /** @return the marker of a withdrawn request */
+    static String abandoned(String prefix, String name, String ownerToken) {
+        return prefix + "/abandoned/" + encode(name) + "/" + ownerToken;
+    }
+
+    /** @return a key under the prefix that no lock ever uses, for the access check at connect */
+    static String probe(String prefix) {
+        return prefix + "/locks/";
+    }
+
+    private static String encode(String name) {
+        return LockNames.pathSegment(name);
+    }
+}

@@ -1,0 +1,426 @@
+package io.distlock.etcd.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LockOptions;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.ExtendOutcome;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockRequest;
+import io.distlock.spi.Renewal;
+import io.distlock.spi.Watch;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.LeaseOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArraySet;
+
+/**
+ * One client's locks on an etcd cluster: a key per request, bound to the client's session lease
+ * ({@link EtcdSession}); the key with the lowest create revision under the lock's directory holds
+ * the lock, and its create revision is the fencing token (cluster-wide, strictly increasing, and in
+ * grant order, since the line is ordered by it).
+ *
+ * <p>An acquire is one transaction: if neither this request's key nor its withdrawal marker exists,
+ * put the key (bound to the session lease) and read the lock's first key; otherwise read this
+ * request's key and the first key. One round trip decides an uncontended acquire, and a retry after
+ * a lost reply finds the request's own key by its owner token (the key's name) instead of writing a
+ * second one. A request that is not first reads the key just before its own (one more round trip)
+ * and watches only that key, from the revision it was read at, for its deletion: no herd, and no
+ * deletion is missed between the read and the watch. Between deletions an attempt asks the server
+ * nothing; the notifications are reliable, so the engine does not poll.
+ *
+ * <p>Lease time: the keys live as long as the session, so the engine ends each lease at the end of
+ * its validity ({@link #leaseExpired}: the key is deleted), bounded by what the session can vouch
+ * for ({@link DriverContext#sessionConfirmed}). An extension asks the server, in one
+ * {@code LeaseTimeToLive} call for all the client's renewals, which keys are still bound to the
+ * session: a key that is gone (deleted by an operator, or with a lost session) is a lost lease.
+ *
+ * <p>Removals (release, lease end, a withdrawn request) are single attempts that throw when the
+ * server did not confirm them; the engine's cleanup calls them again. After an unknown outcome, a
+ * withdrawal leaves a marker (bound to the session lease) that makes a late write of the request
+ * take nothing.
+ */
+public final class EtcdLockDriver implements LockDriver {
+
+    private static final ByteSequence EMPTY = ByteSequence.EMPTY;
+
+    /** One request's place in line, from its first attempt until the server confirmed its key gone. */
+    private static final class InLine {
+        final String name;
+        final ByteSequence key;
+        final String keyText;
+        final ByteSequence dir;
+        final ByteSequence marker;
+        /** The key's create revision once written (or found); 0 before, and after the session that bound it was lost. */
+        volatile long createRevision;
+        /** The session lease the key is bound to. */
+        volatile long leaseId;
+        /** Look at the server at the next attempt: the predecessor may have gone, or nothing is watched. */
+        volatile boolean changed = true;
+        private io.etcd.jetcd.Watch.Watcher predecessor;
+
+        InLine(String prefix, LockRequest request) {
+            this.name = request.name();
+            this.keyText = EtcdKeys.request(prefix, request.name(), request.ownerToken());
+            this.key = EtcdSession.bytes(keyText);
+            this.dir = EtcdSession.bytes(EtcdKeys.lockDir(prefix, request.name()));
+            this.marker = EtcdSession.bytes(EtcdKeys.abandoned(prefix, request.name(), request.ownerToken()));
+        }
+
+        synchronized void watching(io.etcd.jetcd.Watch.Watcher watcher) {
+            stopWatching();
+            predecessor = watcher;
+        }
+
+        synchronized void stopWatching() {
+            if (predecessor != null) {
+                predecessor.close();
+                predecessor = null;
+            }
+        }
+    }
+
+    /** Owner token → the request's place in line. */
+    private final Map<String, InLine> requests = new ConcurrentHashMap<>();
+    /** Owner token → the grants this client holds. */
+    private final Map<String, Grant> grants = new ConcurrentHashMap<>();
+    /** Lock name → the engine's waiters in this client, woken when a predecessor key goes. */
+    private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
+    private final DriverContext context;
+    private final String prefix;
+    private final EtcdSession session;
+
+    private EtcdLockDriver(EtcdEndpoint endpoint, LockOptions options, DriverContext context) {
+        this.context = context;
+        this.prefix = endpoint.prefix();
+        this.session = EtcdSession.open(endpoint, options, context, new EtcdSession.Listener() {
+            @Override
+            public void suspended() {
+                context.connectionSuspended();
+            }
+
+            @Override
+            public void restored() {
+                context.connectionRestored(); // the engine retries every pending removal at once
+                lookAgain(); // a predecessor may have gone while no keep-alive got through
+            }
+
+            @Override
+            public void lost(long leaseId) {
+                sessionLost(leaseId);
+            }
+        });
+    }
+
+    /**
+     * Connects within the connect timeout: grants the session lease and checks access to the prefix.
+     *
+     * @param endpoint the parsed URI
+     * @param options  the client's timeouts
+     * @param context  how the driver reports to the engine
+     * @return the connected driver
+     * @throws BackendUnavailableException if no member answers within the connect timeout
+     * @throws IllegalArgumentException    if the session TTL is below the server's minimum
+     * @throws io.distlock.LockException   if authentication fails or the prefix may not be read and written
+     */
+    public static EtcdLockDriver connect(EtcdEndpoint endpoint, LockOptions options, DriverContext context) {
+        return new EtcdLockDriver(endpoint, options, context);
+    }
+
+    // ---- acquire -------------------------------------------------------------------------------
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        InLine line = requests.computeIfAbsent(request.ownerToken(), token -> new InLine(prefix, request));
+        if (line.createRevision != 0 && !line.changed && session.connected()) {
+            // Still behind the same predecessor: its deletion (or a reconnect) would have marked
+            // the line. Nothing to ask the server.
+            return Attempt.busy();
+        }
+        line.changed = false; // before the look: a deletion from now on marks it again
+        for (int round = 0; ; round++) {
+            long lease = session.leaseId();
+            try {
+                Attempt attempt = tryOnce(request, line, lease);
+                if (attempt != null) {
+                    return attempt;
+                }
+            } catch (EtcdSession.SessionGone e) {
+                // The put named a lease the server no longer has: nothing was written. Lose what
+                // the old session held, and try again with a new one.
+                session.sessionLost(lease);
+            }
+            if (round >= 3) {
+                throw new BackendUnavailableException(session.endpointNames(), "the line of '" + request.name()
+                        + "' on " + session.endpoint() + " keeps changing under this request (session expiring?)", null);
+            }
+        }
+    }
+
+    /** @return the attempt's outcome, or null to look again at once */
+    private Attempt tryOnce(LockRequest request, InLine line, long lease) {
+        GetOption first = GetOption.builder().isPrefix(true).withKeysOnly(true)
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
+        TxnResponse answer = session.await(session.kv().txn()
+                .If(new Cmp(line.key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
+                        new Cmp(line.marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                .Then(Op.put(line.key, EMPTY, PutOption.builder().withLeaseId(lease).build()), Op.get(line.dir, first))
+                .Else(Op.get(line.key, GetOption.DEFAULT), Op.get(line.marker, GetOption.builder().withCountOnly(true).build()),
+                        Op.get(line.dir, first))
+                .commit(), "acquire '" + request.name() + "'");
+        long mine;
+        List<KeyValue> head;
+        if (answer.isSucceeded()) {
+            mine = answer.getHeader().getRevision(); // the put's revision: the new key's create revision
+            line.leaseId = lease;
+            head = answer.getGetResponses().get(0).getKvs();
+        } else {
+            List<GetResponse> reads = answer.getGetResponses();
+            List<KeyValue> own = reads.get(0).getKvs();
+            if (own.isEmpty()) {
+                throw new IllegalStateException("the request for '" + request.name() + "' was withdrawn on "
+                        + session.endpoint() + "; it cannot be tried again");
+            }
+            mine = own.get(0).getCreateRevision();
+            line.leaseId = own.get(0).getLease();
+            head = reads.get(2).getKvs();
+        }
+        line.createRevision = mine;
+        if (head.isEmpty()) {
+            return null; // our key went between the write and the read (its session was lost): look again
+        }
+        if (head.get(0).getCreateRevision() == mine) {
+            line.stopWatching();
+            Grant grant = new Grant(request, OptionalLong.of(mine), line);
+            grants.put(request.ownerToken(), grant);
+            return Attempt.granted(grant);
+        }
+        // Not first: watch only the key just before ours, from the revision it was read at.
+        GetResponse before = session.await(session.kv().get(line.dir, GetOption.builder().isPrefix(true).withKeysOnly(true)
+                .withMaxCreateRevision(mine - 1).withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).build()), "find the request before ours for '" + request.name() + "'");
+        if (before.getKvs().isEmpty()) {
+            return null; // everyone before us left meanwhile: look again
+        }
+        String name = request.name();
+        WatchOption deletions = WatchOption.builder().withRevision(before.getHeader().getRevision() + 1).withNoPut(true).build();
+        line.watching(session.watches().watch(before.getKvs().get(0).getKey(), deletions, io.etcd.jetcd.Watch.listener(
+                response -> {
+                    for (WatchEvent event : response.getEvents()) {
+                        if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                            line.changed = true;
+                            wake(name);
+                            return;
+                        }
+                    }
+                },
+                error -> {
+                    // The watch broke (compaction, a closed client): look at the server next time.
+                    line.changed = true;
+                    wake(name);
+                })));
+        return Attempt.busy();
+    }
+
+    private void wake(String name) {
+        Set<Runnable> waiting = listeners.get(name);
+        if (waiting != null) {
+            waiting.forEach(Runnable::run);
+        }
+    }
+
+    @Override
+    public Watch watch(String name, Runnable onChange) {
+        listeners.computeIfAbsent(name, k -> new CopyOnWriteArraySet<>()).add(onChange);
+        return () -> listeners.computeIfPresent(name, (k, set) -> {
+            set.remove(onChange);
+            return set.isEmpty() ? null : set;
+        });
+    }
+
+    /** Every deletion of a waiter's predecessor is notified, and every restored session wakes all waiters. */
+    @Override
+    public boolean reliableNotifications() {
+        return true;
+    }
+
+    // ---- extend, release, end ------------------------------------------------------------------
+
+    @Override
+    public ExtendOutcome extend(Grant grant, Duration leaseTime) {
+        return extendAll(List.of(new Renewal(grant, leaseTime))).get(0);
+    }
+
+    /**
+     * One {@code LeaseTimeToLive} call with the session's attached keys, whatever the number of
+     * renewals: a grant whose key is still bound to the live session is extended (the engine keeps
+     * the lease time), one whose key is gone is lost.
+     */
+    @Override
+    public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
+        long lease;
+        LeaseTimeToLiveResponse answer;
+        try {
+            lease = session.leaseId();
+            answer = session.await(session.leases().timeToLive(lease, LeaseOption.builder().withAttachedKeys().build()),
+                    "check the session's keys");
+        } catch (BackendUnavailableException e) {
+            List<ExtendOutcome> unknown = new ArrayList<>(renewals.size());
+            renewals.forEach(renewal -> unknown.add(ExtendOutcome.unknown(e)));
+            return unknown;
+        }
+        Set<ByteSequence> alive = new HashSet<>();
+        if (answer.getTTL() > 0) {
+            alive.addAll(answer.getKeys());
+        } else {
+            session.sessionLost(lease);
+        }
+        List<ExtendOutcome> results = new ArrayList<>(renewals.size());
+        for (Renewal renewal : renewals) {
+            InLine line = (InLine) renewal.grant().handle();
+            boolean held = line.leaseId == lease && alive.contains(line.key);
+            if (!held) {
+                forget(renewal.grant().ownerToken());
+            }
+            results.add(ExtendOutcome.of(held));
+        }
+        return results;
+    }
+
+    /**
+     * Deletes the grant's key. Returns once the server confirmed it gone; throws when it could not
+     * tell: the engine calls this again (after a back-off, and at once when the session is restored).
+     */
+    @Override
+    public boolean release(Grant grant) {
+        InLine line = (InLine) grant.handle();
+        boolean deleted = session.await(session.kv().delete(line.key), "release '" + grant.name() + "'").getDeleted() > 0;
+        forget(grant.ownerToken());
+        return deleted;
+    }
+
+    /** Every delete goes out at once; the replies come back in about one round trip. */
+    @Override
+    public List<Grant> releaseAll(List<Grant> grantsToRelease) {
+        List<CompletableFuture<?>> replies = new ArrayList<>(grantsToRelease.size());
+        for (Grant grant : grantsToRelease) {
+            replies.add(session.kv().delete(((InLine) grant.handle()).key));
+        }
+        List<Grant> unconfirmed = new ArrayList<>();
+        for (int i = 0; i < replies.size(); i++) {
+            Grant grant = grantsToRelease.get(i);
+            try {
+                session.await(replies.get(i), "release '" + grant.name() + "'");
+                forget(grant.ownerToken());
+            } catch (RuntimeException e) {
+                unconfirmed.add(grant);
+            }
+        }
+        return unconfirmed;
+    }
+
+    @Override
+    public boolean serverExpiresLeases() {
+        return false;
+    }
+
+    /** The lease time passed without an extend: the key goes, as a key with a TTL would; as {@link #release}. */
+    @Override
+    public void leaseExpired(Grant grant) {
+        InLine line = (InLine) grant.handle();
+        session.await(session.kv().delete(line.key), "end the expired lease on '" + grant.name() + "'");
+        forget(grant.ownerToken());
+    }
+
+    /**
+     * Deletes the request's key; after an unknown outcome, in the same transaction, leaves the
+     * request's marker (bound to the session lease, so it goes with the session), which makes a
+     * write of the request that lands later take nothing. The request is forgotten only once the
+     * server confirmed it; until then this throws and the engine calls it again.
+     */
+    @Override
+    public void abandon(LockRequest request, boolean outcomeUnknown) {
+        InLine line = requests.computeIfAbsent(request.ownerToken(), token -> new InLine(prefix, request));
+        line.stopWatching();
+        String what = "withdraw a request for '" + request.name() + "'";
+        if (outcomeUnknown) {
+            long lease = session.leaseId();
+            try {
+                session.await(session.kv().txn().Then(Op.delete(line.key, DeleteOption.DEFAULT),
+                        Op.put(line.marker, EMPTY, PutOption.builder().withLeaseId(lease).build())).commit(), what);
+            } catch (EtcdSession.SessionGone e) {
+                session.sessionLost(lease);
+                throw new BackendUnavailableException(session.endpointNames(), "etcd at " + session.endpoint()
+                        + " could not " + what + ": the session was lost meanwhile; retrying with a new one", e);
+            }
+        } else {
+            session.await(session.kv().delete(line.key), what);
+        }
+        forget(request.ownerToken());
+    }
+
+    private void forget(String ownerToken) {
+        grants.remove(ownerToken);
+        InLine line = requests.remove(ownerToken);
+        if (line != null) {
+            line.stopWatching();
+        }
+    }
+
+    // ---- the session ---------------------------------------------------------------------------
+
+    /** The session lease is gone, and every key bound to it: its grants are lost, its waiters start over in line. */
+    private void sessionLost(long leaseId) {
+        for (Grant grant : new ArrayList<>(grants.values())) {
+            if (((InLine) grant.handle()).leaseId == leaseId) {
+                context.leaseLost(grant, Lease.LossReason.BACKEND_LOST);
+            }
+        }
+        for (InLine line : requests.values()) {
+            if (line.leaseId == leaseId) {
+                line.createRevision = 0;
+            }
+        }
+        lookAgain();
+    }
+
+    /** Every waiting request looks at its line again at its next attempt, and every waiter is woken for it. */
+    private void lookAgain() {
+        requests.values().forEach(line -> line.changed = true);
+        listeners.keySet().forEach(this::wake);
+    }
+
+    /** @return the client's session lease (for tests that revoke it) */
+    public long sessionLeaseId() {
+        return session.leaseId();
+    }
+
+    @Override
+    public void close() {
+        requests.values().forEach(InLine::stopWatching);
+        session.close();
+    }
+}

@@ -1,0 +1,409 @@
+package io.distlock.etcd.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+import io.distlock.LockOptions;
+import io.distlock.spi.DriverContext;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.common.exception.EtcdException;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.lease.NoSuchLeaseException;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One client's connection to an etcd cluster and its <b>session</b>: one etcd lease, kept alive by
+ * this class, to which every key the client writes is bound (what etcd's own
+ * {@code concurrency.Session} does). If the process dies, the lease expires after its TTL and the
+ * server deletes every key bound to it.
+ *
+ * <p>Keep-alive: every third of the granted TTL, one {@code LeaseKeepAlive} exchange, on a thread of
+ * its own. Each answer tells the engine the session was heard ({@link DriverContext#sessionConfirmed}:
+ * no lease of the client is valid past the send time of the last answered keep-alive plus the TTL).
+ * A keep-alive without an answer suspends the client's leases ({@link Listener#suspended()}) until one
+ * is answered again ({@link Listener#restored()}); an answer that the lease is gone (the server let it
+ * expire, or an operator revoked it) loses the session ({@link Listener#lost(long)}) and a new lease
+ * is granted for the client's next requests.
+ *
+ * <p>Every remote call is bounded by the operation timeout and translated here: no answer in time, or
+ * a transport failure, is {@link BackendUnavailableException} (the outcome is unknown); a refusal by
+ * the server (permissions, authentication, a bad request) is {@link LockException}. Messages name the
+ * endpoints and never the password.
+ */
+final class EtcdSession implements AutoCloseable {
+
+    /** What the session tells the driver. Called on the session's own thread. */
+    interface Listener {
+        /** A keep-alive went unanswered: the session may or may not live on. */
+        void suspended();
+
+        /** A keep-alive was answered after a suspension: the same lease lives on. */
+        void restored();
+
+        /**
+         * The server answered that the lease is gone: every key bound to it is gone too.
+         *
+         * @param leaseId the lost lease
+         */
+        void lost(long leaseId);
+    }
+
+    private final EtcdEndpoint endpoint;
+    private final Client client;
+    private final KV kv;
+    private final Lease leases;
+    private final Watch watches;
+    private final Duration operationTimeout;
+    private final Duration requestedTtl;
+    private final DriverContext context;
+    private final Listener listener;
+    private final ScheduledExecutorService keeper;
+    private final Object sessionLock = new Object();
+    /** The session lease, or 0 while there is none (lost and not yet granted again). */
+    private volatile long leaseId;
+    private volatile Duration grantedTtl;
+    private volatile boolean suspended;
+    private volatile boolean closed;
+
+    private EtcdSession(EtcdEndpoint endpoint, LockOptions options, DriverContext context, Listener listener) {
+        this.endpoint = endpoint;
+        this.operationTimeout = options.operationTimeout();
+        this.requestedTtl = endpoint.sessionTtl();
+        this.context = context;
+        this.listener = listener;
+        ClientBuilder builder = Client.builder()
+                .endpoints(endpoint.hosts().stream().map(host -> "http://" + host).toArray(String[]::new))
+                .connectTimeout(options.connectTimeout())
+                // jetcd retries a call that failed for want of a connection; never past our own bound.
+                .retryMaxDuration(options.operationTimeout())
+                .keepaliveTime(Duration.ofSeconds(10))
+                .keepaliveTimeout(options.operationTimeout());
+        endpoint.user().ifPresent(user -> builder.user(bytes(user)));
+        endpoint.password().ifPresent(password -> builder.password(bytes(password)));
+        this.client = builder.build();
+        this.kv = client.getKVClient();
+        this.leases = client.getLeaseClient();
+        this.watches = client.getWatchClient();
+        this.keeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "distlock-etcd-session");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /**
+     * Connects: grants the session lease within the connect timeout, checks that the server did not
+     * raise its TTL (a TTL below the server's minimum), checks that this client may read and write
+     * under its prefix, and starts the keep-alive.
+     *
+     * @throws BackendUnavailableException if no member answers within the connect timeout
+     * @throws IllegalArgumentException    if {@code sessionTtl} is below the server's minimum lease TTL
+     * @throws LockException               if authentication fails or the prefix may not be written
+     */
+    static EtcdSession open(EtcdEndpoint endpoint, LockOptions options, DriverContext context, Listener listener) {
+        EtcdSession session = new EtcdSession(endpoint, options, context, listener);
+        try {
+            long sent = System.nanoTime();
+            LeaseGrantResponse granted = session.await(session.leases.grant(session.requestedTtl.toSeconds()),
+                    options.connectTimeout(), "grant the client's session lease");
+            if (granted.getTTL() > session.requestedTtl.toSeconds()) {
+                session.leases.revoke(granted.getID());
+                throw new IllegalArgumentException("sessionTtl=" + session.requestedTtl.toSeconds() + " s is below the"
+                        + " minimum lease TTL of " + endpoint + " (" + granted.getTTL() + " s: 1.5 election timeouts,"
+                        + " rounded up); ask for " + granted.getTTL() + " s or more");
+            }
+            session.leaseId = granted.getID();
+            session.grantedTtl = Duration.ofSeconds(granted.getTTL());
+            context.sessionConfirmed(sent, session.grantedTtl);
+            session.checkAccess(options.connectTimeout());
+            session.keeper.schedule(session::keepAlive, session.keepAlivePeriod().toNanos(), TimeUnit.NANOSECONDS);
+            return session;
+        } catch (RuntimeException e) {
+            session.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Reads and deletes a key under the prefix that no lock ever uses, in one transaction: etcd
+     * checks the permission of every operation of a transaction, so a user who may not read or
+     * write here is refused now, not at the first acquire.
+     */
+    private void checkAccess(Duration timeout) {
+        ByteSequence probe = bytes(EtcdKeys.probe(endpoint.prefix()));
+        await(kv.txn().Then(Op.get(probe, GetOption.DEFAULT), Op.delete(probe, DeleteOption.DEFAULT)).commit(),
+                timeout, "check read and write access under " + endpoint.prefix());
+    }
+
+    private Duration keepAlivePeriod() {
+        Duration ttl = grantedTtl == null ? requestedTtl : grantedTtl;
+        return ttl.dividedBy(3);
+    }
+
+    /** One keep-alive exchange, then the next one scheduled; never throws. */
+    private void keepAlive() {
+        if (closed) {
+            return;
+        }
+        try {
+            long id = leaseId;
+            if (id == 0) {
+                renew();
+            } else {
+                long sent = System.nanoTime();
+                LeaseKeepAliveResponse answer;
+                try {
+                    answer = await(leases.keepAliveOnce(id), keepAlivePeriod().compareTo(operationTimeout) < 0
+                            ? keepAlivePeriod() : operationTimeout, "keep the client's session alive");
+                } catch (SessionGone e) {
+                    answer = null;
+                }
+                if (answer == null || answer.getTTL() <= 0) {
+                    sessionLost(id);
+                } else {
+                    context.sessionConfirmed(sent, grantedTtl);
+                    if (suspended) {
+                        suspended = false;
+                        listener.restored();
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            if (!suspended && !closed) {
+                suspended = true;
+                listener.suspended();
+            }
+        } finally {
+            if (!closed) {
+                keeper.schedule(this::keepAlive, suspended ? Math.min(keepAlivePeriod().toMillis(), 200) : keepAlivePeriod().toMillis(),
+                        TimeUnit.MILLISECONDS);
+            }
+        }
+    }
+
+    /** The server said the lease is gone: the driver loses what it held, and the next requests get a new lease. */
+    void sessionLost(long id) {
+        synchronized (sessionLock) {
+            if (leaseId != id || id == 0) {
+                return;
+            }
+            leaseId = 0;
+        }
+        suspended = false;
+        listener.lost(id);
+        keeper.execute(() -> {
+            try {
+                renew();
+            } catch (RuntimeException e) {
+                // the next keep-alive tick tries again
+            }
+        });
+    }
+
+    private void renew() {
+        synchronized (sessionLock) {
+            if (leaseId != 0 || closed) {
+                return;
+            }
+            long sent = System.nanoTime();
+            LeaseGrantResponse granted = await(leases.grant(requestedTtl.toSeconds()), operationTimeout, "grant a new session lease");
+            grantedTtl = Duration.ofSeconds(granted.getTTL());
+            leaseId = granted.getID();
+            context.sessionConfirmed(sent, grantedTtl);
+        }
+    }
+
+    /**
+     * @return the session lease to bind new keys to
+     * @throws BackendUnavailableException if the session was lost and no new lease could be granted yet
+     */
+    long leaseId() {
+        long id = leaseId;
+        if (id == 0) {
+            renew();
+            id = leaseId;
+        }
+        return id;
+    }
+
+    /** @return true unless a keep-alive went unanswered and none has been answered since */
+    boolean connected() {
+        return !suspended && leaseId != 0;
+    }
+
+    KV kv() {
+        return kv;
+    }
+
+    Lease leases() {
+        return leases;
+    }
+
+    Watch watches() {
+        return watches;
+    }
+
+    EtcdEndpoint endpoint() {
+        return endpoint;
+    }
+
+    Duration operationTimeout() {
+        return operationTimeout;
+    }
+
+    /** Signals that the server answered that a lease is gone (a keep-alive, a put bound to it). */
+    static final class SessionGone extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        SessionGone(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * Waits for a call within the operation timeout.
+     *
+     * @throws BackendUnavailableException if no answer came in time, or the transport failed
+     * @throws SessionGone                 if the server answered that a lease is gone
+     * @throws LockException               if the server refused the call
+     */
+    <T> T await(CompletableFuture<T> call, String what) {
+        return await(call, operationTimeout, what);
+    }
+
+    <T> T await(CompletableFuture<T> call, Duration timeout, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    // Not ours to act on: the engine decides what an interrupt means.
+                    interrupted = true;
+                } catch (TimeoutException e) {
+                    call.cancel(true);
+                    throw new BackendUnavailableException(endpointNames(), "etcd at " + endpoint + " did not answer "
+                            + what + " within " + timeout.toMillis() + " ms", null);
+                } catch (ExecutionException | CompletionException e) {
+                    throw translate(e.getCause() == null ? e : e.getCause(), what);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The contract's exception for a failed call. */
+    RuntimeException translate(Throwable failure, String what) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        if (closed) {
+            return new IllegalStateException("the etcd client for " + endpoint + " was closed (" + what + ")", cause);
+        }
+        if (cause instanceof NoSuchLeaseException) {
+            return new SessionGone("etcd at " + endpoint + ": the session lease is gone (" + what + ")", cause);
+        }
+        Status.Code code = statusCode(cause);
+        String message = String.valueOf(cause.getMessage());
+        if (code == Status.Code.NOT_FOUND && message.contains("lease not found")) {
+            return new SessionGone("etcd at " + endpoint + ": the session lease is gone (" + what + ")", cause);
+        }
+        if (code == Status.Code.PERMISSION_DENIED) {
+            return new LockException("etcd at " + endpoint + " refused to " + what + ": permission denied; grant this"
+                    + " user readwrite on the keys under " + endpoint.prefix() + "/", cause);
+        }
+        if (code == Status.Code.UNAUTHENTICATED || message.contains("authentication failed")
+                || message.contains("invalid auth token") || message.contains("authentication is not enabled")) {
+            return new LockException("etcd at " + endpoint + " refused to " + what + ": authentication failed ("
+                    + scrub(message) + ")", null);
+        }
+        if (code == Status.Code.INVALID_ARGUMENT || code == Status.Code.FAILED_PRECONDITION
+                || code == Status.Code.OUT_OF_RANGE || code == Status.Code.RESOURCE_EXHAUSTED) {
+            return new LockException("etcd at " + endpoint + " refused to " + what + ": " + scrub(message), cause);
+        }
+        // UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED, UNKNOWN, a broken stream: no definite answer.
+        return new BackendUnavailableException(endpointNames(), "etcd at " + endpoint + " could not " + what + ": "
+                + scrub(message), cause);
+    }
+
+    private String scrub(String message) {
+        String shown = message;
+        if (endpoint.password().isPresent() && !endpoint.password().get().isEmpty()) {
+            shown = shown.replace(endpoint.password().get(), "***");
+        }
+        return shown;
+    }
+
+    private static Status.Code statusCode(Throwable cause) {
+        if (cause instanceof StatusRuntimeException) {
+            return ((StatusRuntimeException) cause).getStatus().getCode();
+        }
+        if (cause instanceof EtcdException) {
+            ErrorCode code = ((EtcdException) cause).getErrorCode();
+            try {
+                return Status.Code.valueOf(code.name());
+            } catch (IllegalArgumentException e) {
+                return Status.Code.UNKNOWN;
+            }
+        }
+        if (cause != null && cause.getCause() != null && cause.getCause() != cause) {
+            return statusCode(cause.getCause());
+        }
+        return Status.Code.UNKNOWN;
+    }
+
+    /** @return the members as {@link BackendUnavailableException#endpoint()} names them */
+    String endpointNames() {
+        return String.join(",", endpoint.hosts());
+    }
+
+    static ByteSequence bytes(String text) {
+        return ByteSequence.from(text, StandardCharsets.UTF_8);
+    }
+
+    /** Stops the keep-alive, revokes the session lease (its keys go with it) at best effort, and closes the connection. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        long id = leaseId;
+        keeper.shutdownNow();
+        if (id != 0) {
+            try {
+                leases.revoke(id).get(operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (ExecutionException | TimeoutException | RuntimeException e) {
+                // the lease expires on its own after its TTL
+            }
+        }
+        closed = true;
+        client.close();
+    }
+}

@@ -1,0 +1,46 @@
+package io.distlock.etcd;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+class ArchitectureTest {
+
+    static JavaClasses backend;
+
+    @BeforeAll
+    static void importClasses() {
+        // Not ImportOption.Predefined.DO_NOT_INCLUDE_TESTS: the build directory is configurable.
+        ImportOption mainClassesOnly = location -> !location.contains("/test-classes/");
+        backend = new ClassFileImporter().withImportOption(mainClassesOnly).importPackages("io.distlock.etcd");
+    }
+
+    @Test
+    void dependsOnTheContractAndItsDriverOnly() {
+        classes().should().onlyDependOnClassesThat().resideInAnyPackage(
+                        "java..", "io.distlock", "io.distlock.spi", "io.distlock.etcd..", "io.etcd.jetcd..", "io.grpc")
+                .because("a backend sees lock-api's exported packages and its own driver, never the engine,"
+                        + " the TCK or another backend's internals")
+                .check(backend);
+    }
+
+    @Test
+    void leaseTimingNeverReadsTheWallClock() {
+        noClasses().should().callMethod(System.class, "currentTimeMillis")
+                .orShould().callMethod(java.time.Instant.class, "now")
+                .because("lease timing is the engine's, on the monotonic clock")
+                .check(backend);
+    }
+
+    @Test
+    void theProviderIsTheOnlyPublicClassOutsideInternal() {
+        classes().that().arePublic().and().resideOutsideOfPackage("io.distlock.etcd.internal..")
+                .should().haveSimpleName("EtcdLockBackend")
+                .check(backend);
+    }
+}
