@@ -1,0 +1,151 @@
+package io.distlock.etcd;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockException;
+import io.distlock.LockOptions;
+import io.distlock.Locks;
+import io.distlock.tck.fixtures.EtcdCluster;
+import io.distlock.tck.fixtures.FreePorts;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What the TCK does not show about this backend, on one real etcd member: the session TTL the
+ * server allows, an unreachable cluster, authentication and a prefix the user may not write, the
+ * session lease revoked by an operator, tokens across a restart of the member with its data, and
+ * the shape of the keys (one per request, bound to the client's session lease).
+ */
+class EtcdBackendTest {
+
+    private static final String PASSWORD = "pw-7f3a-secret";
+    private static EtcdCluster etcd;
+
+    @BeforeAll
+    static void start() {
+        etcd = EtcdCluster.single();
+    }
+
+    @AfterAll
+    static void stop() {
+        etcd.close();
+    }
+
+    private static LockClient client(String prefix) {
+        return Locks.connect(etcd.uri(prefix + "?sessionTtl=2"));
+    }
+
+    @Test
+    void aSessionTtlBelowTheServersMinimumIsAClearError() {
+        assertThatThrownBy(() -> Locks.connect(etcd.uri("/ttl?sessionTtl=1")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("sessionTtl=1 s is below the minimum lease TTL")
+                .hasMessageContaining("2 s");
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> etcd.leases().isEmpty());
+    }
+
+    @Test
+    void anUnreachableClusterFailsWithinTheConnectTimeoutNamingTheMembersNotThePassword() {
+        String members = "127.0.0.1:" + FreePorts.find() + ",127.0.0.1:" + FreePorts.find();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> Locks.connect("etcd://alice:" + PASSWORD + "@" + members + "/x",
+                LockOptions.builder().connectTimeout(Duration.ofSeconds(1)).build()))
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining(members)
+                .satisfies(e -> assertThat(((BackendUnavailableException) e).endpoint()).isEqualTo(members))
+                .message().doesNotContain(PASSWORD);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void eachRequestIsOneKeyBoundToTheClientsSessionLeaseAndTheTokenIsItsCreateRevision() {
+        try (LockClient a = client("/shape"); LockClient b = client("/shape")) {
+            Lease held = a.lock("orders/eu").tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            List<String> keys = etcd.keys("/shape/locks/");
+            assertThat(keys).singleElement().asString().startsWith("/shape/locks/orders%2Feu/");
+            assertThat(etcd.createRevision(keys.get(0))).contains(held.fencingToken().orElseThrow());
+            long session = etcd.leaseOf(keys.get(0));
+            assertThat(session).isNotZero();
+            assertThat(a.lock("other").tryAcquire(Duration.ofSeconds(10))).isPresent();
+            assertThat(etcd.keys("/shape/locks/")).hasSize(2).allSatisfy(key -> assertThat(etcd.leaseOf(key)).isEqualTo(session));
+            assertThat(b.lock("orders/eu").tryAcquire(Duration.ofSeconds(10))).isEmpty();
+            held.release();
+            assertThat(etcd.keys("/shape/locks/orders%2Feu/")).isEmpty();
+        }
+        assertThat(etcd.keys("/shape/")).as("closing the clients revokes their sessions, and their keys go with them").isEmpty();
+    }
+
+    @Test
+    void aRevokedSessionLeaseLosesEveryLeaseAndTheWaiterGetsTheLock() throws Exception {
+        try (LockClient holder = client("/revoke"); LockClient waiter = client("/revoke")) {
+            Lease held = holder.lock("job").tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            CompletableFuture<Lease.LossReason> lost = held.lost().toCompletableFuture();
+            CompletableFuture<Optional<Lease>> next = CompletableFuture.supplyAsync(
+                    () -> waiter.lock("job").tryAcquire(Duration.ofSeconds(30), Duration.ofSeconds(20)));
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> etcd.keys("/revoke/locks/job/").size() == 2);
+
+            etcd.revokeLease(etcd.leaseOf(etcd.keys("/revoke/locks/job/").get(0)));
+
+            assertThat(lost.get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.BACKEND_LOST);
+            assertThat(held.isValid()).isFalse();
+            Lease second = next.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertThat(second.fencingToken().orElseThrow()).isGreaterThan(held.fencingToken().orElseThrow());
+            second.release();
+            // The holder's client lives on with a new session.
+            Lease again = holder.lock("job").tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            assertThat(again.fencingToken().orElseThrow()).isGreaterThan(second.fencingToken().orElseThrow());
+            again.release();
+        }
+    }
+
+    @Test
+    void fencingTokensKeepIncreasingAcrossARestartOfTheMemberWithItsData() {
+        long before;
+        try (LockClient a = client("/restart")) {
+            Lease lease = a.lock("job").tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            before = lease.fencingToken().orElseThrow();
+            lease.release();
+        }
+        etcd.stop(0);
+        etcd.start(0);
+        try (LockClient a = client("/restart")) {
+            Lease lease = a.lock("job").tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            assertThat(lease.fencingToken().orElseThrow()).isGreaterThan(before);
+            lease.release();
+        }
+    }
+
+    @Test
+    void authenticationAndAPrefixTheUserMayNotWrite() {
+        try (EtcdCluster secured = EtcdCluster.single()) {
+            secured.enableAuth("root-" + PASSWORD);
+            secured.addUser("alice", PASSWORD, "/alice/");
+            try (LockClient alice = Locks.connect(secured.uri("/alice?sessionTtl=2").replace("etcd://", "etcd://alice:" + PASSWORD + "@"))) {
+                Lease lease = alice.lock("job").tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+                assertThat(lease.fencingToken()).isPresent();
+                lease.release();
+            }
+            assertThatThrownBy(() -> Locks.connect(secured.uri("/bob?sessionTtl=2").replace("etcd://", "etcd://alice:" + PASSWORD + "@")))
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("permission denied")
+                    .hasMessageContaining("/bob/")
+                    .message().doesNotContain(PASSWORD);
+            assertThatThrownBy(() -> Locks.connect(secured.uri("/alice?sessionTtl=2").replace("etcd://", "etcd://alice:wrong-" + PASSWORD + "@")))
+                    .isInstanceOf(LockException.class)
+                    .hasMessageContaining("authentication failed")
+                    .message().doesNotContain(PASSWORD);
+        }
+    }
+}
