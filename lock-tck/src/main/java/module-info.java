@@ -7,6 +7,7 @@ module io.distlock.tck {
     requires transitive io.distlock;
     requires transitive org.junit.jupiter.api;
     requires awaitility;
+    requires java.net.http;
     requires static testcontainers;
     requires static com.github.dockerjava.api;
 
