@@ -92,8 +92,13 @@ class EtcdBackendTest {
         try (LockClient holder = client("/revoke"); LockClient waiter = client("/revoke")) {
             Lease held = holder.lock("job").tryAcquire(Duration.ofSeconds(30)).orElseThrow();
             CompletableFuture<Lease.LossReason> lost = held.lost().toCompletableFuture();
-            CompletableFuture<Optional<Lease>> next = CompletableFuture.supplyAsync(
-                    () -> waiter.lock("job").tryAcquire(Duration.ofSeconds(30), Duration.ofSeconds(20)));
+            CompletableFuture<Optional<Lease>> next = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return waiter.lock("job").tryAcquire(Duration.ofSeconds(30), Duration.ofSeconds(20));
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> etcd.keys("/revoke/locks/job/").size() == 2);
 
             etcd.revokeLease(etcd.leaseOf(etcd.keys("/revoke/locks/job/").get(0)));

@@ -206,6 +206,9 @@ abstract class FaultRules extends RenewalRules {
         assertTrue(faults.isPresent(), msg("backend '" + rig.backend().scheme()
                 + "' declares QUORUM but the verification supplies no nodeFaults() hook to prove it"));
         for (NodeFaults.Kind kind : kinds) {
+            String impossible = faults.get().impossible().get(kind);
+            assumeTrue(impossible == null, () -> VerdictExtension.DOES_NOT_APPLY + kind + " cannot happen to '"
+                    + rig.backend().scheme() + "': " + impossible);
             assumeTrue(faults.get().offered().contains(kind), () -> VerdictExtension.NOT_RUN + "the nodeFaults() hook of backend '"
                     + rig.backend().scheme() + "' does not offer " + kind + " (NodeFaults.offered())");
         }

@@ -2,6 +2,7 @@ package io.distlock.tck;
 
 import java.time.Duration;
 import java.util.EnumSet;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -40,6 +41,20 @@ public interface NodeFaults {
      */
     default Set<Kind> offered() {
         return EnumSet.of(Kind.STOP_MINORITY);
+    }
+
+    /**
+     * The faults that cannot happen to this backend at all, each with the reason in the terms of
+     * its own fault model: for example a restart without persistence of a Raft member, which the
+     * server refuses (it would void the consensus the lock rests on). A rule that needs one of
+     * these does not apply: it is skipped, the reason is shown in its row, and the verdict names it
+     * without calling the guarantee unshown. A fault that the hook merely does not offer belongs in
+     * neither set: its rules are "not run", and the guarantee is not shown.
+     *
+     * @return kind → why it cannot happen; empty by default
+     */
+    default Map<Kind, String> impossible() {
+        return Map.of();
     }
 
     /**

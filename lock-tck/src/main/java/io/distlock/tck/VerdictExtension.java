@@ -36,6 +36,8 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
      * rule leaves the declaration unproven: the verdict then does not report it as observed.
      */
     static final String NOT_RUN = "not run: ";
+    /** Detail prefix of a rule skipped because its fault cannot happen to the backend ({@link NodeFaults#impossible()}). */
+    static final String DOES_NOT_APPLY = "does not apply: ";
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(VerdictExtension.class);
 
@@ -127,6 +129,8 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
         List<String> failed = results.stream().filter(r -> r.status() == Status.FAILED).map(RuleResult::rule).collect(Collectors.toList());
         List<String> notRun = results.stream().filter(r -> r.status() == Status.SKIPPED && r.detail().startsWith(NOT_RUN))
                 .map(RuleResult::rule).collect(Collectors.toList());
+        List<String> notApplicable = results.stream().filter(r -> r.status() == Status.SKIPPED && r.detail().startsWith(DOES_NOT_APPLY))
+                .map(RuleResult::rule).collect(Collectors.toList());
         String observed;
         if (!failed.isEmpty()) {
             observed = "declaration NOT upheld: failed rules " + String.join(", ", failed);
@@ -139,7 +143,9 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
             observed = d.guarantee() + " not shown: rules " + String.join(", ", notRun) + " did not run (the verification's"
                     + " hooks do not offer their faults); every rule that ran passed";
         } else {
-            observed = d.guarantee() + " (every rule that ran passed, and every fault rule that applies ran)";
+            observed = d.guarantee() + " (every rule that ran passed, and every fault rule that applies ran"
+                    + (notApplicable.isEmpty() ? "" : "; rules " + String.join(", ", notApplicable)
+                    + " do not apply: their faults cannot happen to this backend, see their rows") + ")";
         }
         StringBuilder s = new StringBuilder();
         s.append("# distlock TCK verdict: `").append(scheme).append("`\n\n");

@@ -48,4 +48,19 @@ class VerdictExtensionTest {
         assertThat(VerdictExtension.render(verdict, "demo", "DemoTest"))
                 .contains("observed: EFFICIENCY (no rule failed; see the findings); rules 4.3 did not run");
     }
+
+    @Test
+    void aRuleWhoseFaultCannotHappenIsNamedWithoutLeavingTheGuaranteeUnshown() {
+        VerdictExtension.Verdict verdict = verdict(Guarantee.CORRECTNESS);
+        verdict.results.add(new VerdictExtension.RuleResult("4.15", "restart", VerdictExtension.Status.SKIPPED,
+                VerdictExtension.DOES_NOT_APPLY + "a restart without persistence cannot happen to 'demo': Raft"));
+        String text = VerdictExtension.render(verdict, "demo", "DemoTest");
+        assertThat(text).contains("observed: CORRECTNESS (every rule that ran passed, and every fault rule that applies ran;"
+                        + " rules 4.15 do not apply: their faults cannot happen to this backend, see their rows)")
+                .contains("| 4.15 | restart | skipped | does not apply: a restart without persistence cannot happen to 'demo': Raft |");
+        // A fault merely not offered still leaves the guarantee unshown, whatever else does not apply.
+        verdict.results.add(new VerdictExtension.RuleResult("4.7", "paused minority", VerdictExtension.Status.SKIPPED,
+                VerdictExtension.NOT_RUN + "the nodeFaults() hook of backend 'demo' does not offer PAUSE_MINORITY"));
+        assertThat(VerdictExtension.render(verdict, "demo", "DemoTest")).contains("observed: CORRECTNESS not shown: rules 4.7 did not run");
+    }
 }

@@ -13,6 +13,7 @@ import io.distlock.spi.Renewal;
 import io.distlock.spi.Watch;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.kv.DeleteResponse;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseTimeToLiveResponse;
@@ -50,7 +51,8 @@ import java.util.concurrent.CopyOnWriteArraySet;
  * second one. A request that is not first reads the key just before its own (one more round trip)
  * and watches only that key, from the revision it was read at, for its deletion: no herd, and no
  * deletion is missed between the read and the watch. Between deletions an attempt asks the server
- * nothing; the notifications are reliable, so the engine does not poll.
+ * nothing, but for one look per keep-alive period (a watch whose member hangs gets no events, and
+ * jetcd cannot tell): the notifications are reliable, so the engine does not poll.
  *
  * <p>Lease time: the keys live as long as the session, so the engine ends each lease at the end of
  * its validity ({@link #leaseExpired}: the key is deleted), bounded by what the session can vouch
@@ -129,6 +131,15 @@ public final class EtcdLockDriver implements LockDriver {
             }
 
             @Override
+            public void heard() {
+                // A watch lives on one member's stream; one that hangs (partitioned, frozen) breaks
+                // nothing jetcd can see, and its deletions never come. So every waiter also looks at
+                // its line once per keep-alive period: a missed wake-up costs a third of the session
+                // TTL at most, and the notifications stay reliable.
+                lookAgain();
+            }
+
+            @Override
             public void lost(long leaseId) {
                 sessionLost(leaseId);
             }
@@ -184,7 +195,7 @@ public final class EtcdLockDriver implements LockDriver {
     private Attempt tryOnce(LockRequest request, InLine line, long lease) {
         GetOption first = GetOption.builder().isPrefix(true).withKeysOnly(true)
                 .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
-        TxnResponse answer = session.await(session.kv().txn()
+        TxnResponse answer = session.call(() -> session.kv().txn()
                 .If(new Cmp(line.key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
                         new Cmp(line.marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                 .Then(Op.put(line.key, EMPTY, PutOption.builder().withLeaseId(lease).build()), Op.get(line.dir, first))
@@ -219,7 +230,7 @@ public final class EtcdLockDriver implements LockDriver {
             return Attempt.granted(grant);
         }
         // Not first: watch only the key just before ours, from the revision it was read at.
-        GetResponse before = session.await(session.kv().get(line.dir, GetOption.builder().isPrefix(true).withKeysOnly(true)
+        GetResponse before = session.call(() -> session.kv().get(line.dir, GetOption.builder().isPrefix(true).withKeysOnly(true)
                 .withMaxCreateRevision(mine - 1).withSortField(GetOption.SortTarget.CREATE)
                 .withSortOrder(GetOption.SortOrder.DESCEND).withLimit(1).build()), "find the request before ours for '" + request.name() + "'");
         if (before.getKvs().isEmpty()) {
@@ -285,7 +296,8 @@ public final class EtcdLockDriver implements LockDriver {
         LeaseTimeToLiveResponse answer;
         try {
             lease = session.leaseId();
-            answer = session.await(session.leases().timeToLive(lease, LeaseOption.builder().withAttachedKeys().build()),
+            long id = lease;
+            answer = session.call(() -> session.leases().timeToLive(id, LeaseOption.builder().withAttachedKeys().build()),
                     "check the session's keys");
         } catch (BackendUnavailableException e) {
             List<ExtendOutcome> unknown = new ArrayList<>(renewals.size());
@@ -317,7 +329,7 @@ public final class EtcdLockDriver implements LockDriver {
     @Override
     public boolean release(Grant grant) {
         InLine line = (InLine) grant.handle();
-        boolean deleted = session.await(session.kv().delete(line.key), "release '" + grant.name() + "'").getDeleted() > 0;
+        boolean deleted = session.call(() -> session.kv().delete(line.key), "release '" + grant.name() + "'").getDeleted() > 0;
         forget(grant.ownerToken());
         return deleted;
     }
@@ -325,15 +337,18 @@ public final class EtcdLockDriver implements LockDriver {
     /** Every delete goes out at once; the replies come back in about one round trip. */
     @Override
     public List<Grant> releaseAll(List<Grant> grantsToRelease) {
-        List<CompletableFuture<?>> replies = new ArrayList<>(grantsToRelease.size());
+        List<CompletableFuture<DeleteResponse>> replies = new ArrayList<>(grantsToRelease.size());
         for (Grant grant : grantsToRelease) {
             replies.add(session.kv().delete(((InLine) grant.handle()).key));
         }
         List<Grant> unconfirmed = new ArrayList<>();
+        long deadline = System.nanoTime() + session.operationTimeout().toNanos();
         for (int i = 0; i < replies.size(); i++) {
             Grant grant = grantsToRelease.get(i);
+            ByteSequence key = ((InLine) grant.handle()).key;
             try {
-                session.await(replies.get(i), "release '" + grant.name() + "'");
+                session.call(() -> session.kv().delete(key), replies.get(i), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
+                        "release '" + grant.name() + "'");
                 forget(grant.ownerToken());
             } catch (RuntimeException e) {
                 unconfirmed.add(grant);
@@ -351,7 +366,7 @@ public final class EtcdLockDriver implements LockDriver {
     @Override
     public void leaseExpired(Grant grant) {
         InLine line = (InLine) grant.handle();
-        session.await(session.kv().delete(line.key), "end the expired lease on '" + grant.name() + "'");
+        session.call(() -> session.kv().delete(line.key), "end the expired lease on '" + grant.name() + "'");
         forget(grant.ownerToken());
     }
 
@@ -369,7 +384,7 @@ public final class EtcdLockDriver implements LockDriver {
         if (outcomeUnknown) {
             long lease = session.leaseId();
             try {
-                session.await(session.kv().txn().Then(Op.delete(line.key, DeleteOption.DEFAULT),
+                session.call(() -> session.kv().txn().Then(Op.delete(line.key, DeleteOption.DEFAULT),
                         Op.put(line.marker, EMPTY, PutOption.builder().withLeaseId(lease).build())).commit(), what);
             } catch (EtcdSession.SessionGone e) {
                 session.sessionLost(lease);
@@ -377,7 +392,7 @@ public final class EtcdLockDriver implements LockDriver {
                         + " could not " + what + ": the session was lost meanwhile; retrying with a new one", e);
             }
         } else {
-            session.await(session.kv().delete(line.key), what);
+            session.call(() -> session.kv().delete(line.key), what);
         }
         forget(request.ownerToken());
     }

@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * One client's connection to an etcd cluster and its <b>session</b>: one etcd lease, kept alive by
@@ -60,6 +61,9 @@ final class EtcdSession implements AutoCloseable {
         /** A keep-alive was answered after a suspension: the same lease lives on. */
         void restored();
 
+        /** A keep-alive was answered (every third of the session TTL). */
+        void heard();
+
         /**
          * The server answered that the lease is gone: every key bound to it is gone too.
          *
@@ -74,6 +78,8 @@ final class EtcdSession implements AutoCloseable {
     private final Lease leases;
     private final Watch watches;
     private final Duration operationTimeout;
+    /** How long one attempt of a call waits before it is sent again (to another member, round-robin). */
+    private final Duration attemptTimeout;
     private final Duration requestedTtl;
     private final DriverContext context;
     private final Listener listener;
@@ -88,6 +94,11 @@ final class EtcdSession implements AutoCloseable {
     private EtcdSession(EtcdEndpoint endpoint, LockOptions options, DriverContext context, Listener listener) {
         this.endpoint = endpoint;
         this.operationTimeout = options.operationTimeout();
+        // A quarter of the operation timeout, at least 500 ms: room for a slow member's round trip
+        // and an fsync, and for three more attempts (a cluster of up to five members with two hung).
+        Duration quarter = operationTimeout.dividedBy(4);
+        this.attemptTimeout = quarter.compareTo(Duration.ofMillis(500)) >= 0 ? quarter
+                : operationTimeout.compareTo(Duration.ofMillis(500)) < 0 ? operationTimeout : Duration.ofMillis(500);
         this.requestedTtl = endpoint.sessionTtl();
         this.context = context;
         this.listener = listener;
@@ -124,7 +135,7 @@ final class EtcdSession implements AutoCloseable {
         EtcdSession session = new EtcdSession(endpoint, options, context, listener);
         try {
             long sent = System.nanoTime();
-            LeaseGrantResponse granted = session.await(session.leases.grant(session.requestedTtl.toSeconds()),
+            LeaseGrantResponse granted = session.call(() -> session.leases.grant(session.requestedTtl.toSeconds()), null,
                     options.connectTimeout(), "grant the client's session lease");
             if (granted.getTTL() > session.requestedTtl.toSeconds()) {
                 session.leases.revoke(granted.getID());
@@ -151,7 +162,7 @@ final class EtcdSession implements AutoCloseable {
      */
     private void checkAccess(Duration timeout) {
         ByteSequence probe = bytes(EtcdKeys.probe(endpoint.prefix()));
-        await(kv.txn().Then(Op.get(probe, GetOption.DEFAULT), Op.delete(probe, DeleteOption.DEFAULT)).commit(),
+        call(() -> kv.txn().Then(Op.get(probe, GetOption.DEFAULT), Op.delete(probe, DeleteOption.DEFAULT)).commit(), null,
                 timeout, "check read and write access under " + endpoint.prefix());
     }
 
@@ -173,8 +184,12 @@ final class EtcdSession implements AutoCloseable {
                 long sent = System.nanoTime();
                 LeaseKeepAliveResponse answer;
                 try {
-                    answer = await(leases.keepAliveOnce(id), keepAlivePeriod().compareTo(operationTimeout) < 0
-                            ? keepAlivePeriod() : operationTimeout, "keep the client's session alive");
+                    // Two attempts (round-robin: two members) before the leases are suspended: one
+                    // hung member must not make every lease flicker invalid, two unanswered ones say
+                    // this client cannot tell any more.
+                    Duration twoAttempts = attemptTimeout.multipliedBy(2);
+                    answer = call(() -> leases.keepAliveOnce(id), null,
+                            twoAttempts.compareTo(operationTimeout) < 0 ? twoAttempts : operationTimeout, "keep the client's session alive");
                 } catch (SessionGone e) {
                     answer = null;
                 }
@@ -186,6 +201,7 @@ final class EtcdSession implements AutoCloseable {
                         suspended = false;
                         listener.restored();
                     }
+                    listener.heard();
                 }
             }
         } catch (RuntimeException e) {
@@ -209,7 +225,6 @@ final class EtcdSession implements AutoCloseable {
             }
             leaseId = 0;
         }
-        suspended = false;
         listener.lost(id);
         keeper.execute(() -> {
             try {
@@ -220,16 +235,25 @@ final class EtcdSession implements AutoCloseable {
         });
     }
 
+    /**
+     * Grants a new session lease if there is none. Once granted, a suspension ends: every lease of
+     * the old session was reported lost before, so nothing the client still holds can have been
+     * given to someone else.
+     */
     private void renew() {
         synchronized (sessionLock) {
             if (leaseId != 0 || closed) {
                 return;
             }
             long sent = System.nanoTime();
-            LeaseGrantResponse granted = await(leases.grant(requestedTtl.toSeconds()), operationTimeout, "grant a new session lease");
+            LeaseGrantResponse granted = call(() -> leases.grant(requestedTtl.toSeconds()), "grant a new session lease");
             grantedTtl = Duration.ofSeconds(granted.getTTL());
             leaseId = granted.getID();
             context.sessionConfirmed(sent, grantedTtl);
+        }
+        if (suspended) {
+            suspended = false;
+            listener.restored();
         }
     }
 
@@ -281,38 +305,80 @@ final class EtcdSession implements AutoCloseable {
     }
 
     /**
-     * Waits for a call within the operation timeout.
+     * Makes a call within the operation timeout; see {@link #call(Supplier, CompletableFuture, Duration, String)}.
+     */
+    <T> T call(Supplier<CompletableFuture<T>> send, String what) {
+        return call(send, null, operationTimeout, what);
+    }
+
+    /**
+     * Makes a call, sending it again when an attempt gets no answer within {@link #attemptTimeout}
+     * or fails in transport, until {@code budget} has passed. jetcd spreads calls over the members
+     * round-robin and keeps sending to one that hangs (partitioned, frozen: its connection does
+     * not break), so a call that met such a member is sent again, and the next attempt goes to
+     * another one. Only for calls that are safe to repeat: every call of this backend is (a
+     * transaction guarded by a compare, a read, a delete, a keep-alive).
      *
-     * @throws BackendUnavailableException if no answer came in time, or the transport failed
+     * @param send   sends the call once
+     * @param first  the first attempt, already sent, or null to send it here
+     * @param budget how long the call may take in all
+     * @param what   what is being done, for messages (no secrets)
+     * @throws BackendUnavailableException if no attempt was answered in time
      * @throws SessionGone                 if the server answered that a lease is gone
      * @throws LockException               if the server refused the call
      */
-    <T> T await(CompletableFuture<T> call, String what) {
-        return await(call, operationTimeout, what);
-    }
-
-    <T> T await(CompletableFuture<T> call, Duration timeout, String what) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    <T> T call(Supplier<CompletableFuture<T>> send, CompletableFuture<T> first, Duration budget, String what) {
+        long deadline = System.nanoTime() + budget.toNanos();
+        CompletableFuture<T> attempt = first != null ? first : send.get();
         boolean interrupted = false;
         try {
             while (true) {
+                long left = deadline - System.nanoTime();
+                long wait = Math.min(Math.max(0, left), attemptTimeout.toNanos());
+                RuntimeException failure;
                 try {
-                    return call.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    return attempt.get(wait, TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     // Not ours to act on: the engine decides what an interrupt means.
                     interrupted = true;
+                    continue;
                 } catch (TimeoutException e) {
-                    call.cancel(true);
-                    throw new BackendUnavailableException(endpointNames(), "etcd at " + endpoint + " did not answer "
-                            + what + " within " + timeout.toMillis() + " ms", null);
+                    attempt.cancel(true);
+                    failure = new BackendUnavailableException(endpointNames(), "etcd at " + endpoint + " did not answer "
+                            + what + " within " + budget.toMillis() + " ms", null);
                 } catch (ExecutionException | CompletionException e) {
-                    throw translate(e.getCause() == null ? e : e.getCause(), what);
+                    failure = translate(e.getCause() == null ? e : e.getCause(), what);
+                    if (!(failure instanceof BackendUnavailableException)) {
+                        throw failure;
+                    }
+                    if (deadline - System.nanoTime() > 0) {
+                        pause(50); // a transport failure comes back at once: do not spin
+                    }
                 }
+                if (closed || deadline - System.nanoTime() <= 0) {
+                    throw failure;
+                }
+                attempt = send.get();
             }
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
             }
+        }
+    }
+
+    private static void pause(long millis) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        boolean interrupted = false;
+        while (System.nanoTime() - until < 0) {
+            try {
+                TimeUnit.NANOSECONDS.sleep(until - System.nanoTime());
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
