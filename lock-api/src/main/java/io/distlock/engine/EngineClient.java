@@ -217,6 +217,27 @@ final class EngineClient implements LockClient, DriverContext {
         return options;
     }
 
+    /**
+     * Why a grant that just came back has no validity, if the reason is that this client cannot
+     * vouch for any lease (not that the lease time was spent on the way): its connection is
+     * suspended, or the session's last confirmation is too old.
+     *
+     * @return the exception to report, or null if the client could vouch for a lease now
+     */
+    BackendUnavailableException cannotVouch() {
+        long now = runtime.nanoTime();
+        if (suspended) {
+            return new BackendUnavailableException(endpoint, "the connection to " + endpoint + " is suspended: the"
+                    + " server granted the lock, but this client cannot vouch for a lease until it is restored (the"
+                    + " grant was given back)", null);
+        }
+        if (sessionBounded && sessionValidUntil - now <= 0) {
+            return new BackendUnavailableException(endpoint, "the session with " + endpoint + " was not confirmed"
+                    + " recently enough to vouch for a lease (the grant was given back)", null);
+        }
+        return null;
+    }
+
     /** @return true while the driver reports its connection suspended */
     boolean suspended() {
         return suspended;

@@ -132,7 +132,21 @@ final class EngineLock implements DistributedLock {
                     client.abandon(request, outcomeUnknown, lastSent, false);
                     request = new LockRequest(name, client.newOwnerToken(), leaseTime);
                     outcomeUnknown = false;
-                    unknownRun = false;
+                    BackendUnavailableException cannotVouch = client.cannotVouch();
+                    if (cannotVouch == null) {
+                        unknownRun = false;
+                    } else {
+                        // Not contention: the client cannot tell whether it would hold the lock. As
+                        // an unknown outcome: retried while the wait allows, never reported as busy.
+                        if (!unknownRun) {
+                            unknownRun = true;
+                            unknownSince = start;
+                        }
+                        long now = client.nanoTime();
+                        if (!waiting || now - deadline >= 0 || now - unknownSince >= unknownGraceNanos) {
+                            throw cannotVouch;
+                        }
+                    }
                 } else if (result.isUnknown()) {
                     outcomeUnknown = true;
                     if (!unknownRun) {

@@ -58,7 +58,7 @@ class DiscoveryTest {
                     .isInstanceOf(NoSuchBackendException.class)
                     .hasMessageContaining("knows no backend");
             // A planned backend is never advised as a dependency: its artifact does not exist yet.
-            assertThatThrownBy(() -> Locks.connect("etcd://127.0.0.1:2379"))
+            assertThatThrownBy(() -> Locks.connect("tair://127.0.0.1:6379"))
                     .isInstanceOf(NoSuchBackendException.class)
                     .hasMessageContaining("planned but not part of this version")
                     .hasMessageNotContaining("add the dependency");

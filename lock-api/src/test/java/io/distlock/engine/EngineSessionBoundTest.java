@@ -1,5 +1,6 @@
 package io.distlock.engine;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import org.junit.jupiter.api.AfterEach;
@@ -10,6 +11,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Session-bounded validity (issue 9, item 6), on a manual clock: on a session store, no lease is
@@ -65,5 +67,24 @@ class EngineSessionBoundTest {
             client.lock("one-after-another").tryAcquire(Duration.ofSeconds(30)).orElseThrow().release();
         }
         assertThat(runtime.scheduled()).as("keeper wake-ups pending after 100 acquire-release pairs").isZero();
+    }
+
+    @Test
+    void aGrantTheClientCannotVouchForIsUnavailableNeverBusy() {
+        // The server grants, but the driver reports its connection suspended: the grant is given
+        // back, and the caller hears "unavailable", never "someone else holds it".
+        driver.context.connectionSuspended();
+        assertThatThrownBy(() -> client.lock("suspended").tryAcquire(Duration.ofSeconds(30)))
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("suspended");
+        driver.context.connectionRestored();
+        client.lock("suspended").tryAcquire(Duration.ofSeconds(30)).orElseThrow().release();
+
+        // The same when the session was last confirmed too long ago.
+        driver.context.sessionConfirmed(runtime.nanoTime(), SESSION);
+        runtime.advance(TimeUnit.SECONDS.toNanos(5));
+        assertThatThrownBy(() -> client.lock("unconfirmed").tryAcquire(Duration.ofSeconds(30)))
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("not confirmed");
     }
 }

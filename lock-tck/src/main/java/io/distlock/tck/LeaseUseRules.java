@@ -52,7 +52,11 @@ abstract class LeaseUseRules extends SafetyRules {
                 msg("after A released its expired lease, another client acquired the lock A's newer lease holds:"
                         + " ownership is keyed by client and name instead of by lease"));
         if (rig.backend().has(Feature.LEASE_EXTENSION)) {
-            assertTrue(fresh.extend(env().longLease()), msg("A could not extend its newer lease after using its expired one"));
+            // The release of an expired lease may reach the server after C's attempt above: then
+            // its damage shows here.
+            assertTrue(fresh.extend(env().longLease()), msg("A could not extend its newer lease after using its expired one:"
+                    + " did the release of the expired lease take the newer one's lock (ownership keyed by client and name"
+                    + " instead of by lease)?"));
             assertTrue(rig.track(c.lock(rig.name).tryAcquire(env().shortLease())).isEmpty(),
                     msg("another client acquired the lock while A's newer lease holds it"));
         }

@@ -47,7 +47,8 @@ import java.util.UUID;
  *
  * <p>Each rule uses a fresh random lock name, and every client, lease and thread it creates is
  * closed after it, so rules do not leak into each other. Waits are for conditions (Awaitility), with
- * one exception: rule 4.1 sleeps, because a sleeping holder is what it models.
+ * two exceptions: rule 4.1 sleeps, because a sleeping holder is what it models, and rule 4.16
+ * holds a partition for a set time, because a long outage is what it models.
  */
 @TestMethodOrder(MethodOrderer.DisplayName.class)
 public abstract class LockVerification extends InputRules {

@@ -222,6 +222,52 @@ abstract class PartitionRules extends RevocationRules {
      * Waits until {@code client} has sent something since {@code sent} (its cleanup, or a reconnect),
      * so that a removal the partition hid has been attempted before the heal.
      */
+    /**
+     * Rule 4.16: a client cut off long enough to lose its lease — and its session, on a session
+     * store whose session timeout is shorter than the default timeout — serves again once the
+     * partition heals: a waiting acquire of a free lock is granted within the reconnect time and
+     * the hand-off bound, never reported as busy (the lock is free) nor as unavailable for good.
+     * Catches a client that never lifts its own suspension after a lost session, so that every
+     * later grant is given back.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.16 a client cut off until its lease is lost serves again once the partition heals")
+    public void required_4_16_servesAgainAfterALongPartition() throws InterruptedException {
+        ClientPartition partition = requirePartition();
+        try (PartitionedClient a = partition.open()) {
+            Lease lease = rig.acquireNow(a.client(), env().shortLease());
+            a.dropAll();
+            long cut = System.nanoTime();
+            env().awaitUntil(msg("waiting for A's lease to end while A is cut off"), env().defaultTimeout(), () -> !lease.isValid());
+            // The outage is the fault this rule models, so it sleeps (as rule 4.1's pause does): long
+            // enough for the server to end A's session, if it keeps one shorter than this.
+            Duration outage = env().defaultTimeout();
+            Duration left = outage.minus(TestEnvironment.since(cut));
+            if (!left.isNegative()) {
+                Thread.sleep(left.toMillis());
+            }
+            long healed = System.nanoTime();
+            a.healAll();
+            Duration bound = afterHeal(partition).plus(partition.operationTimeout()).plus(env().tolerance());
+            DistributedLock other = a.client().lock(rig.name + "-after");
+            Optional<Lease> again;
+            try {
+                again = rig.track(other.tryAcquire(env().longLease(), bound));
+            } catch (BackendUnavailableException e) {
+                throw new AssertionError(msg("A could not acquire a free lock within " + TestEnvironment.millis(bound)
+                        + " of the heal, after a cut of " + TestEnvironment.millis(outage) + ": " + e.getMessage()), e);
+            }
+            assertTrue(again.isPresent(), msg("A's acquire of a free lock came back empty (contention) "
+                    + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal, after a cut of "
+                    + TestEnvironment.millis(outage) + ": the client does not serve again"));
+            notes.add("4.16: served again " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after a cut of "
+                    + TestEnvironment.millis(outage));
+            again.get().release();
+        }
+    }
+
     private void awaitRetry(PartitionedClient client, long sent, String whose) {
         env().awaitUntil(msg("waiting for " + whose + " to try the server again while cut off"),
                 partition().operationTimeout().plus(env().defaultTimeout()), () -> client.requestsSent() > sent);

@@ -112,6 +112,12 @@ final class BrokenVerifications {
         }
     }
 
+    static class NeverRestored extends OnScheme {
+        NeverRestored() {
+            super("broken-never-restored");
+        }
+    }
+
     /** Not broken: an honest efficiency lock, which passes with a finding for rule 4.1. */
     static class Efficiency extends OnScheme {
         Efficiency() {

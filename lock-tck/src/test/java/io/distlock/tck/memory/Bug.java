@@ -33,5 +33,11 @@ enum Bug {
     /** The server takes a late write (in flight while its cleanup ran) for a fresh request and grants it. */
     LATE_WRITE_WINS,
     /** A CORRECTNESS single node whose fencing counter starts over when the server restarts. */
-    FENCE_RESETS_ON_RESTART
+    FENCE_RESETS_ON_RESTART,
+    /**
+     * A session store whose driver reports its connection suspended when cut off, and never
+     * restored once the link heals (its new session is never announced): every later grant is
+     * given back, and the client never serves again.
+     */
+    NEVER_RESTORED
 }

@@ -215,4 +215,12 @@ public class MemoryBackend implements LockBackend {
             super("broken-fence-resets", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.FENCE_RESETS_ON_RESTART);
         }
     }
+
+    /** Broken: a session store that never reports its connection restored after a partition. */
+    public static final class NeverRestored extends MemoryBackend {
+        /** Scheme {@code broken-never-restored}. */
+        public NeverRestored() {
+            super("broken-never-restored", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NEVER_RESTORED, true);
+        }
+    }
 }

@@ -52,7 +52,9 @@ final class MemoryDriver implements LockDriver {
             link.onDrop(context::connectionSuspended);
         }
         link.onHeal(() -> {
-            context.connectionRestored();
+            if (bug != Bug.NEVER_RESTORED) {
+                context.connectionRestored();
+            }
             watchers.forEach(Runnable::run); // a change may have gone unheard while the link was down
         });
     }
