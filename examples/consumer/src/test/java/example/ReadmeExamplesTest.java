@@ -4,6 +4,7 @@ import io.distlock.BackendDescriptor;
 import io.distlock.Guarantee;
 import io.distlock.LockClient;
 import io.distlock.Locks;
+import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.Instances;
 import io.distlock.tck.fixtures.RedisServer;
 import io.distlock.tck.fixtures.ZooKeeperProcess;
@@ -34,14 +35,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The README's examples, as a user's classpath project runs them, against a real server of every
- * backend (started once for all tests): one redis-server, three more for Redlock, and a stand-alone
- * ZooKeeper.
+ * backend (started once for all tests): one redis-server, three more for Redlock, a stand-alone
+ * ZooKeeper and a single etcd member.
  */
 class ReadmeExamplesTest {
 
     private static RedisServer redis;
     private static final List<RedisServer> REDLOCK_NODES = new ArrayList<>();
     private static ZooKeeperProcess zookeeper;
+    private static EtcdCluster etcd;
 
     @BeforeAll
     static void startServers() throws IOException {
@@ -50,10 +52,14 @@ class ReadmeExamplesTest {
             REDLOCK_NODES.add(RedisServer.start());
         }
         zookeeper = ZooKeeperProcess.start(System.getProperty("java.class.path"));
+        etcd = EtcdCluster.single();
     }
 
     @AfterAll
     static void stopServers() {
+        if (etcd != null) {
+            etcd.close();
+        }
         if (zookeeper != null) {
             zookeeper.close();
         }
@@ -66,7 +72,8 @@ class ReadmeExamplesTest {
     static Stream<String> uris() {
         return Stream.of(redis.uri(),
                 "redlock://" + REDLOCK_NODES.stream().map(RedisServer::endpoint).collect(Collectors.joining(",")),
-                "zookeeper://" + zookeeper.connectString());
+                "zookeeper://" + zookeeper.connectString(),
+                etcd.uri(""));
     }
 
     /** The README's promise, as five separate JVMs started together on one backend. */

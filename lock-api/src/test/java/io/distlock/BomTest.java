@@ -58,7 +58,7 @@ class BomTest {
     }
 
     @Test
-    void pinsSlf4jApiAsTheReactorDoesAndNoOtherThirdPartyArtifact() throws IOException {
+    void pinsSlf4jApiAndNettyAsTheReactorDoesAndNoOtherThirdPartyArtifact() throws IOException {
         Path root = Path.of("..").toAbsolutePath().normalize();
         String bom = Files.readString(root.resolve("bom/pom.xml"));
         List<String> thirdParty = new ArrayList<>();
@@ -70,7 +70,9 @@ class BomTest {
                         + ":" + element(dependency, "version"));
             }
         }
-        assertThat(thirdParty).containsExactly("org.slf4j:slf4j-api:${slf4j.version}");
+        assertThat(thirdParty).containsExactly("org.slf4j:slf4j-api:${slf4j.version}", "io.netty:netty-bom:${netty.version}");
+        assertThat(element(bom, "netty.version")).as("the BOM's Netty is the one the reactor builds and tests with")
+                .isEqualTo(element(Files.readString(root.resolve("pom.xml")), "netty.version"));
         String reactorSlf4j = element(Files.readString(root.resolve("pom.xml")), "slf4j.version");
         assertThat(element(bom, "slf4j.version")).as("the BOM's slf4j-api is the one the reactor builds and tests with")
                 .isEqualTo(reactorSlf4j)

@@ -2,6 +2,7 @@ package example.modular;
 
 import io.distlock.LockClient;
 import io.distlock.Locks;
+import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.Instances;
 import io.distlock.tck.fixtures.RedisServer;
 import io.distlock.tck.fixtures.ZooKeeperProcess;
@@ -34,6 +35,7 @@ class ModulePathTest {
     private static RedisServer redis;
     private static final List<RedisServer> REDLOCK_NODES = new ArrayList<>();
     private static ZooKeeperProcess zookeeper;
+    private static EtcdCluster etcd;
 
     @BeforeAll
     static void startServers() throws IOException {
@@ -42,10 +44,14 @@ class ModulePathTest {
             REDLOCK_NODES.add(RedisServer.start());
         }
         zookeeper = ZooKeeperProcess.start(System.getProperty("example.serverclasspath"));
+        etcd = EtcdCluster.single();
     }
 
     @AfterAll
     static void stopServers() {
+        if (etcd != null) {
+            etcd.close();
+        }
         if (zookeeper != null) {
             zookeeper.close();
         }
@@ -58,17 +64,18 @@ class ModulePathTest {
     static Stream<String> uris() {
         return Stream.of(redis.uri(),
                 "redlock://" + REDLOCK_NODES.stream().map(RedisServer::endpoint).collect(Collectors.joining(",")),
-                "zookeeper://" + zookeeper.connectString());
+                "zookeeper://" + zookeeper.connectString(),
+                etcd.uri(""));
     }
 
     @Test
     void theApplicationTheApiAndEveryBackendAreNamedModules() {
         assertEquals("example.modular", NightlyReconciliation.class.getModule().getName());
         assertEquals("io.distlock", Locks.class.getModule().getName());
-        for (String backend : List.of("io.distlock.redis", "io.distlock.redlock", "io.distlock.zookeeper")) {
+        for (String backend : List.of("io.distlock.redis", "io.distlock.redlock", "io.distlock.zookeeper", "io.distlock.etcd")) {
             assertTrue(ModuleLayer.boot().findModule(backend).isPresent(), backend + " is not on the module path");
         }
-        assertEquals(List.of("redis", "redlock", "zookeeper"),
+        assertEquals(List.of("etcd", "redis", "redlock", "zookeeper"),
                 Locks.backends().stream().map(b -> b.scheme()).collect(Collectors.toList()));
     }
 
