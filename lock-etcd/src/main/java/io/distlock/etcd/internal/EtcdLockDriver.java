@@ -10,6 +10,7 @@ import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Waiters;
 import io.distlock.spi.Watch;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.KeyValue;
@@ -36,7 +37,6 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArraySet;
 
 /**
  * One client's locks on an etcd cluster: a key per request, bound to the client's session lease
@@ -110,7 +110,7 @@ public final class EtcdLockDriver implements LockDriver {
     /** Owner token → the grants this client holds. */
     private final Map<String, Grant> grants = new ConcurrentHashMap<>();
     /** Lock name → the engine's waiters in this client, woken when a predecessor key goes. */
-    private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
+    private final Waiters waiters = new Waiters();
     private final DriverContext context;
     private final String prefix;
     private final EtcdSession session;
@@ -243,7 +243,7 @@ public final class EtcdLockDriver implements LockDriver {
                     for (WatchEvent event : response.getEvents()) {
                         if (event.getEventType() == WatchEvent.EventType.DELETE) {
                             line.changed = true;
-                            wake(name);
+                            waiters.wake(name);
                             return;
                         }
                     }
@@ -251,25 +251,14 @@ public final class EtcdLockDriver implements LockDriver {
                 error -> {
                     // The watch broke (compaction, a closed client): look at the server next time.
                     line.changed = true;
-                    wake(name);
+                    waiters.wake(name);
                 })));
         return Attempt.busy();
     }
 
-    private void wake(String name) {
-        Set<Runnable> waiting = listeners.get(name);
-        if (waiting != null) {
-            waiting.forEach(Runnable::run);
-        }
-    }
-
     @Override
     public Watch watch(String name, Runnable onChange) {
-        listeners.computeIfAbsent(name, k -> new CopyOnWriteArraySet<>()).add(onChange);
-        return () -> listeners.computeIfPresent(name, (k, set) -> {
-            set.remove(onChange);
-            return set.isEmpty() ? null : set;
-        });
+        return waiters.add(name, onChange);
     }
 
     /** Every deletion of a waiter's predecessor is notified, and every restored session wakes all waiters. */
@@ -425,7 +414,7 @@ public final class EtcdLockDriver implements LockDriver {
     /** Every waiting request looks at its line again at its next attempt, and every waiter is woken for it. */
     private void lookAgain() {
         requests.values().forEach(line -> line.changed = true);
-        listeners.keySet().forEach(this::wake);
+        waiters.wakeAll();
     }
 
     /** @return the client's session lease (for tests that revoke it) */

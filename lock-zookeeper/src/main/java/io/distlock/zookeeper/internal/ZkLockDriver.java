@@ -10,6 +10,7 @@ import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Waiters;
 import io.distlock.spi.Watch;
 import io.distlock.zookeeper.internal.LockLine.Node;
 import org.apache.curator.framework.state.ConnectionState;
@@ -22,10 +23,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArraySet;
 
 /**
  * One client's locks on a ZooKeeper ensemble: a lean lock recipe on the ZooKeeper handle that
@@ -75,7 +74,7 @@ public final class ZkLockDriver implements LockDriver {
     /** Owner token → the grants this client holds. */
     private final Map<String, Grant> grants = new ConcurrentHashMap<>();
     /** Lock name → the engine's waiters in this client, woken when a predecessor node goes. */
-    private final Map<String, Set<Runnable>> listeners = new ConcurrentHashMap<>();
+    private final Waiters waiters = new Waiters();
     private final ZkSession session;
     private final ZkEndpoint endpoint;
     private final DriverContext context;
@@ -116,7 +115,7 @@ public final class ZkLockDriver implements LockDriver {
     @Override
     public Attempt tryAcquire(LockRequest request) {
         InLine line = requests.computeIfAbsent(request.ownerToken(), token -> new InLine(
-                ZkPaths.lockDir(endpoint.chroot(), request.name()), new PredecessorWatch(session, () -> wake(request.name()))));
+                ZkPaths.lockDir(endpoint.chroot(), request.name()), new PredecessorWatch(session, () -> waiters.wake(request.name()))));
         if (line.node != null && line.predecessor.unchanged() && session.connected()) {
             // Still behind the same predecessor: its deletion (or a reconnect) would have marked
             // the watch. Nothing to ask the server.
@@ -215,20 +214,9 @@ public final class ZkLockDriver implements LockDriver {
         lockLine.find(line.dir, request.ownerToken()).ifPresent(node -> line.node = node);
     }
 
-    private void wake(String name) {
-        Set<Runnable> waiting = listeners.get(name);
-        if (waiting != null) {
-            waiting.forEach(Runnable::run);
-        }
-    }
-
     @Override
     public Watch watch(String name, Runnable onChange) {
-        listeners.computeIfAbsent(name, k -> new CopyOnWriteArraySet<>()).add(onChange);
-        return () -> listeners.computeIfPresent(name, (k, set) -> {
-            set.remove(onChange);
-            return set.isEmpty() ? null : set;
-        });
+        return waiters.add(name, onChange);
     }
 
     /** Every deletion of a waiter's predecessor is notified, and every reconnect wakes all waiters. */
@@ -384,7 +372,7 @@ public final class ZkLockDriver implements LockDriver {
     /** Every waiting request lists its line again at its next attempt, and every waiter is woken for it. */
     private void lookAgain() {
         requests.values().forEach(line -> line.predecessor.lookAgain());
-        listeners.keySet().forEach(this::wake);
+        waiters.wakeAll();
     }
 
     /** @return the client's ZooKeeper handle (for tests that expire its session) */
