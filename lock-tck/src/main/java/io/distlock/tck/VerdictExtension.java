@@ -54,6 +54,8 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
         volatile BackendDescriptor descriptor;
         final ConcurrentLinkedQueue<RuleResult> results = new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<String> findings = new ConcurrentLinkedQueue<>();
+        /** The rule filter's reason, if it left rules out: the verdict is then of a partial run. */
+        volatile String partial;
     }
 
     @Override
@@ -87,7 +89,9 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
     public void testDisabled(ExtensionContext context, Optional<String> reason) {
         String why = reason.orElse("disabled");
         if (!why.startsWith("not selected:")) {
-            record(context, Status.SKIPPED, why); // a rule left out by the rule filter is not part of this verdict
+            record(context, Status.SKIPPED, why);
+        } else {
+            verdict(context).partial = why; // a rule left out by the rule filter is not part of this verdict
         }
     }
 
@@ -136,6 +140,8 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
             observed = "declaration NOT upheld: failed rules " + String.join(", ", failed);
         } else if (d == null) {
             observed = "unknown (no client was opened)";
+        } else if (verdict.partial != null) {
+            observed = d.guarantee() + " not shown: a partial run, only the rules listed ran (" + verdict.partial + ")";
         } else if (!verdict.findings.isEmpty()) {
             observed = "EFFICIENCY (no rule failed; see the findings)"
                     + (notRun.isEmpty() ? "" : "; rules " + String.join(", ", notRun) + " did not run (their faults are not offered)");

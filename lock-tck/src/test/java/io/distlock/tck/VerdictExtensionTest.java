@@ -63,4 +63,12 @@ class VerdictExtensionTest {
                 VerdictExtension.NOT_RUN + "the nodeFaults() hook of backend 'demo' does not offer PAUSE_MINORITY"));
         assertThat(VerdictExtension.render(verdict, "demo", "DemoTest")).contains("observed: CORRECTNESS not shown: rules 4.7 did not run");
     }
+
+    @Test
+    void aPartialRunNeverClaimsTheGuarantee() {
+        VerdictExtension.Verdict verdict = verdict(Guarantee.CORRECTNESS);
+        verdict.partial = "not selected: distlock.tck.rules=2";
+        assertThat(VerdictExtension.render(verdict, "demo", "DemoTest"))
+                .contains("observed: CORRECTNESS not shown: a partial run, only the rules listed ran (not selected: distlock.tck.rules=2)");
+    }
 }
