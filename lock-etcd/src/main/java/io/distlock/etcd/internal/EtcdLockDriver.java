@@ -80,6 +80,8 @@ public final class EtcdLockDriver implements LockDriver {
         volatile long createRevision;
         /** The session lease the key is bound to. */
         volatile long leaseId;
+        /** An acquire transaction of this request was sent again past a member that did not answer: it may still land. */
+        volatile boolean resent;
         /** Look at the server at the next attempt: the predecessor may have gone, or nothing is watched. */
         volatile boolean changed = true;
         private io.etcd.jetcd.Watch.Watcher predecessor;
@@ -201,7 +203,7 @@ public final class EtcdLockDriver implements LockDriver {
                 .Then(Op.put(line.key, EMPTY, PutOption.builder().withLeaseId(lease).build()), Op.get(line.dir, first))
                 .Else(Op.get(line.key, GetOption.DEFAULT), Op.get(line.marker, GetOption.builder().withCountOnly(true).build()),
                         Op.get(line.dir, first))
-                .commit(), "acquire '" + request.name() + "'");
+                .commit(), () -> line.resent = true, "acquire '" + request.name() + "'");
         long mine;
         List<KeyValue> head;
         if (answer.isSucceeded()) {
@@ -317,27 +319,31 @@ public final class EtcdLockDriver implements LockDriver {
      */
     @Override
     public boolean release(Grant grant) {
-        InLine line = (InLine) grant.handle();
-        boolean deleted = session.call(() -> session.kv().delete(line.key), "release '" + grant.name() + "'").getDeleted() > 0;
+        boolean deleted = remove((InLine) grant.handle(), false, "release '" + grant.name() + "'");
         forget(grant.ownerToken());
         return deleted;
     }
 
-    /** Every delete goes out at once; the replies come back in about one round trip. */
+    /** Every removal goes out at once; the replies come back in about one round trip. */
     @Override
     public List<Grant> releaseAll(List<Grant> grantsToRelease) {
-        List<CompletableFuture<DeleteResponse>> replies = new ArrayList<>(grantsToRelease.size());
+        List<CompletableFuture<Long>> replies = new ArrayList<>(grantsToRelease.size());
+        List<Long> leases = new ArrayList<>(grantsToRelease.size());
         for (Grant grant : grantsToRelease) {
-            replies.add(session.kv().delete(((InLine) grant.handle()).key));
+            InLine line = (InLine) grant.handle();
+            long lease = line.resent ? session.leaseIdIfAny() : 0;
+            leases.add(lease);
+            replies.add(removal(line, line.resent, lease));
         }
         List<Grant> unconfirmed = new ArrayList<>();
         long deadline = System.nanoTime() + session.operationTimeout().toNanos();
         for (int i = 0; i < replies.size(); i++) {
             Grant grant = grantsToRelease.get(i);
-            ByteSequence key = ((InLine) grant.handle()).key;
+            InLine line = (InLine) grant.handle();
+            long lease = leases.get(i);
             try {
-                session.call(() -> session.kv().delete(key), replies.get(i), Duration.ofNanos(Math.max(0, deadline - System.nanoTime())),
-                        "release '" + grant.name() + "'");
+                session.call(() -> removal(line, line.resent, lease), replies.get(i),
+                        Duration.ofNanos(Math.max(0, deadline - System.nanoTime())), "release '" + grant.name() + "'");
                 forget(grant.ownerToken());
             } catch (RuntimeException e) {
                 unconfirmed.add(grant);
@@ -354,36 +360,55 @@ public final class EtcdLockDriver implements LockDriver {
     /** The lease time passed without an extend: the key goes, as a key with a TTL would; as {@link #release}. */
     @Override
     public void leaseExpired(Grant grant) {
-        InLine line = (InLine) grant.handle();
-        session.call(() -> session.kv().delete(line.key), "end the expired lease on '" + grant.name() + "'");
+        remove((InLine) grant.handle(), false, "end the expired lease on '" + grant.name() + "'");
         forget(grant.ownerToken());
     }
 
     /**
-     * Deletes the request's key; after an unknown outcome, in the same transaction, leaves the
-     * request's marker (bound to the session lease, so it goes with the session), which makes a
-     * write of the request that lands later take nothing. The request is forgotten only once the
-     * server confirmed it; until then this throws and the engine calls it again.
+     * Deletes the request's key. After an unknown outcome, the same transaction leaves the request's
+     * marker, which makes a write of the request that lands later take nothing (see
+     * {@link #remove}). The request is forgotten only once the server confirmed it; until then this
+     * throws and the engine calls it again.
      */
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
         InLine line = requests.computeIfAbsent(request.ownerToken(), token -> new InLine(prefix, request));
         line.stopWatching();
-        String what = "withdraw a request for '" + request.name() + "'";
-        if (outcomeUnknown) {
-            long lease = session.leaseId();
-            try {
-                session.call(() -> session.kv().txn().Then(Op.delete(line.key, DeleteOption.DEFAULT),
-                        Op.put(line.marker, EMPTY, PutOption.builder().withLeaseId(lease).build())).commit(), what);
-            } catch (EtcdSession.SessionGone e) {
-                session.sessionLost(lease);
-                throw new BackendUnavailableException(session.endpointNames(), "etcd at " + session.endpoint()
-                        + " could not " + what + ": the session was lost meanwhile; retrying with a new one", e);
-            }
-        } else {
-            session.call(() -> session.kv().delete(line.key), what);
-        }
+        remove(line, outcomeUnknown, "withdraw a request for '" + request.name() + "'");
         forget(request.ownerToken());
+    }
+
+    /**
+     * Deletes a request's key, confirmed. If a write of the request may still land later — its
+     * outcome was unknown, or one of its acquire transactions was sent again past a member that did
+     * not answer (that member may apply it once it wakes up) — the same transaction writes the
+     * request's marker, bound to the session lease: the late transaction's {@code If} then fails, and
+     * the key is not brought back to hold the lock for nobody.
+     *
+     * @return true if this call deleted the key
+     */
+    private boolean remove(InLine line, boolean outcomeUnknown, String what) {
+        boolean mark = outcomeUnknown || line.resent;
+        long lease = mark ? session.leaseId() : 0;
+        try {
+            return session.call(() -> removal(line, mark, lease), what) > 0;
+        } catch (EtcdSession.SessionGone e) {
+            // The marker named a lease the server no longer has: nothing was written. A late write
+            // naming that lease fails the same way; try again with the new session.
+            session.sessionLost(lease);
+            throw new BackendUnavailableException(session.endpointNames(), "etcd at " + session.endpoint()
+                    + " could not " + what + ": the session was lost meanwhile; retrying with a new one", e);
+        }
+    }
+
+    /** @return the removal's call: the number of keys it deleted */
+    private CompletableFuture<Long> removal(InLine line, boolean mark, long lease) {
+        if (!mark || lease == 0) {
+            return session.kv().delete(line.key).thenApply(DeleteResponse::getDeleted);
+        }
+        return session.kv().txn().Then(Op.delete(line.key, DeleteOption.DEFAULT),
+                        Op.put(line.marker, EMPTY, PutOption.builder().withLeaseId(lease).build())).commit()
+                .thenApply(answer -> answer.getDeleteResponses().get(0).getDeleted());
     }
 
     private void forget(String ownerToken) {

@@ -270,6 +270,11 @@ final class EtcdSession implements AutoCloseable {
         return id;
     }
 
+    /** @return the session lease, or 0 while there is none (never waits for a new one) */
+    long leaseIdIfAny() {
+        return leaseId;
+    }
+
     /** @return true unless a keep-alive went unanswered and none has been answered since */
     boolean connected() {
         return !suspended && leaseId != 0;
@@ -305,10 +310,23 @@ final class EtcdSession implements AutoCloseable {
     }
 
     /**
-     * Makes a call within the operation timeout; see {@link #call(Supplier, CompletableFuture, Duration, String)}.
+     * Makes a call within the operation timeout; see {@link #call(Supplier, CompletableFuture, Duration, String, Runnable)}.
      */
     <T> T call(Supplier<CompletableFuture<T>> send, String what) {
         return call(send, null, operationTimeout, what);
+    }
+
+    /**
+     * Makes a call within the operation timeout, telling {@code onResend} each time it is sent again
+     * (an earlier attempt may still be applied later by the member that did not answer).
+     */
+    <T> T call(Supplier<CompletableFuture<T>> send, Runnable onResend, String what) {
+        return call(send, null, operationTimeout, what, onResend);
+    }
+
+    /** As {@link #call(Supplier, CompletableFuture, Duration, String, Runnable)}, for a call whose repeats are harmless. */
+    <T> T call(Supplier<CompletableFuture<T>> send, CompletableFuture<T> first, Duration budget, String what) {
+        return call(send, first, budget, what, () -> { });
     }
 
     /**
@@ -317,17 +335,22 @@ final class EtcdSession implements AutoCloseable {
      * round-robin and keeps sending to one that hangs (partitioned, frozen: its connection does
      * not break), so a call that met such a member is sent again, and the next attempt goes to
      * another one. Only for calls that are safe to repeat: every call of this backend is (a
-     * transaction guarded by a compare, a read, a delete, a keep-alive).
+     * transaction guarded by a compare, a read, a delete, a keep-alive). An attempt that got no
+     * answer may still be applied later, when its member wakes up: a caller to whom that matters
+     * (an acquire, whose late write could bring a released key back) learns of it through
+     * {@code onResend}.
      *
      * @param send   sends the call once
      * @param first  the first attempt, already sent, or null to send it here
      * @param budget how long the call may take in all
      * @param what   what is being done, for messages (no secrets)
+     * @param onResend told before each attempt after the first
      * @throws BackendUnavailableException if no attempt was answered in time
      * @throws SessionGone                 if the server answered that a lease is gone
      * @throws LockException               if the server refused the call
      */
-    <T> T call(Supplier<CompletableFuture<T>> send, CompletableFuture<T> first, Duration budget, String what) {
+    <T> T call(Supplier<CompletableFuture<T>> send, CompletableFuture<T> first, Duration budget, String what,
+               Runnable onResend) {
         long deadline = System.nanoTime() + budget.toNanos();
         CompletableFuture<T> attempt = first != null ? first : send.get();
         boolean interrupted = false;
@@ -358,6 +381,7 @@ final class EtcdSession implements AutoCloseable {
                 if (closed || deadline - System.nanoTime() <= 0) {
                     throw failure;
                 }
+                onResend.run();
                 attempt = send.get();
             }
         } finally {

@@ -53,7 +53,8 @@ class BrokenBackendsTest {
                 Arguments.of(BrokenVerifications.OwnerByName.class, "required_1_9_ownershipWithinOneClient", "keyed by client and name"),
                 Arguments.of(BrokenVerifications.LateWriteWins.class, "required_4_14_interruptedInFlightLeavesNothingHeld", "left the lock held"),
                 Arguments.of(BrokenVerifications.FenceResetsOnRestart.class, "required_4_15_fencesSurviveRestart", "restarted empty and handed out"),
-                Arguments.of(BrokenVerifications.NeverRestored.class, "required_4_16_servesAgainAfterALongPartition", "could not acquire a free lock"));
+                Arguments.of(BrokenVerifications.NeverRestored.class, "required_4_16_servesAgainAfterALongPartition", "could not acquire a free lock"),
+                Arguments.of(BrokenVerifications.LateCopyAfterRelease.class, "required_4_17_lateCopiesOfReleasedRequestsTakeNothing", "a late copy of A's acquire took it"));
     }
 
     @ParameterizedTest(name = "{0} fails {1}")

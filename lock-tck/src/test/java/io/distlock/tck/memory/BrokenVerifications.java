@@ -118,6 +118,12 @@ final class BrokenVerifications {
         }
     }
 
+    static class LateCopyAfterRelease extends OnScheme {
+        LateCopyAfterRelease() {
+            super("broken-late-copy");
+        }
+    }
+
     /** Not broken: an honest efficiency lock, which passes with a finding for rule 4.1. */
     static class Efficiency extends OnScheme {
         Efficiency() {

@@ -39,5 +39,10 @@ enum Bug {
      * restored once the link heals (its new session is never announced): every later grant is
      * given back, and the client never serves again.
      */
-    NEVER_RESTORED
+    NEVER_RESTORED,
+    /**
+     * A client with several routes sends an acquire again past one that did not answer, and on
+     * release forgets that the first copy may still land: it does, late, and takes the lock.
+     */
+    LATE_COPY_AFTER_RELEASE
 }

@@ -10,8 +10,11 @@ import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 
 import java.net.URI;
+import java.util.Arrays;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * The TCK's in-memory reference backend, {@code memory://<serverName>}: every client of one server
@@ -63,16 +66,17 @@ public class MemoryBackend implements LockBackend {
         }
         String query = uri.getRawQuery();
         if (uri.getPort() != -1 || (uri.getRawPath() != null && !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/"))
-                || (query != null && !query.matches("link=[0-9a-f-]+")) || uri.getRawFragment() != null) {
+                || (query != null && !query.matches("link=[0-9a-f-]+(,[0-9a-f-]+)*")) || uri.getRawFragment() != null) {
             throw new IllegalArgumentException("a " + scheme + " URI takes no port, path, fragment or query but link" + usage);
         }
         if (server.startsWith("down")) {
             String endpoint = scheme + "://" + server;
             throw new BackendUnavailableException(endpoint, "cannot reach " + endpoint + ": the server is down", null);
         }
-        MemoryLink link = query == null ? MemoryLink.alwaysUp() : MemoryLink.named(query.substring("link=".length()));
+        List<MemoryLink> links = query == null ? List.of(MemoryLink.alwaysUp())
+                : Arrays.stream(query.substring("link=".length()).split(",")).map(MemoryLink::named).collect(Collectors.toList());
         return new MemoryDriver(MemoryServer.named(scheme, server, bug), bug, descriptor.has(Feature.FENCING_TOKENS), context,
-                sessionStore, link, options.operationTimeout());
+                sessionStore, links, options.operationTimeout());
     }
 
     /**
@@ -221,6 +225,14 @@ public class MemoryBackend implements LockBackend {
         /** Scheme {@code broken-never-restored}. */
         public NeverRestored() {
             super("broken-never-restored", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NEVER_RESTORED, true);
+        }
+    }
+
+    /** Broken: a late copy of a released acquire, sent again past a route that did not answer, takes the lock. */
+    public static final class LateCopyAfterRelease extends MemoryBackend {
+        /** Scheme {@code broken-late-copy}. */
+        public LateCopyAfterRelease() {
+            super("broken-late-copy", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LATE_COPY_AFTER_RELEASE);
         }
     }
 }

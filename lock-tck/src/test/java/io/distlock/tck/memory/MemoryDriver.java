@@ -18,6 +18,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -33,30 +34,34 @@ final class MemoryDriver implements LockDriver {
     private final boolean fencing;
     private final DriverContext context;
     private final boolean sessionStore;
-    private final MemoryLink link;
+    /** The routes to the server: one link, or several that a call round-robins over (as jetcd over members). */
+    private final List<MemoryLink> links;
+    private final AtomicInteger nextLink = new AtomicInteger();
+    /** Owners whose acquire was sent again past a link that did not answer: a late copy may still land. */
+    private final Set<String> resent = ConcurrentHashMap.newKeySet();
     private final long timeoutNanos;
     private final String clientId = UUID.randomUUID().toString();
     private final Set<Runnable> watchers = ConcurrentHashMap.newKeySet();
 
     MemoryDriver(MemoryServer server, Bug bug, boolean fencing, DriverContext context, boolean sessionStore,
-                 MemoryLink link, Duration operationTimeout) {
+                 List<MemoryLink> links, Duration operationTimeout) {
         this.server = server;
         this.context = context;
         this.bug = bug;
         this.fencing = fencing;
         this.sessionStore = sessionStore;
-        this.link = link;
+        this.links = List.copyOf(links);
         this.timeoutNanos = operationTimeout.toNanos();
         server.connected(context);
         if (sessionStore) {
-            link.onDrop(context::connectionSuspended);
+            links.forEach(link -> link.onDrop(context::connectionSuspended));
         }
-        link.onHeal(() -> {
+        links.forEach(link -> link.onHeal(() -> {
             if (bug != Bug.NEVER_RESTORED) {
                 context.connectionRestored();
             }
             watchers.forEach(Runnable::run); // a change may have gone unheard while the link was down
-        });
+        }));
     }
 
     private String owner(LockRequest request) {
@@ -67,14 +72,44 @@ final class MemoryDriver implements LockDriver {
     }
 
     private <T> T call(String what, Supplier<T> request) {
-        return link.call(what, timeoutNanos, request);
+        return call(what, request, null);
+    }
+
+    /**
+     * One link: the call goes over it. Several: calls take the current link, as a client stays with
+     * the node it is connected to; an attempt waits a share of the operation timeout, and one that
+     * gets no answer (its copy may still land when that link heals) or is refused is sent again
+     * over the next link, which becomes the current one, until the timeout has passed.
+     */
+    private <T> T call(String what, Supplier<T> request, Runnable onResend) {
+        if (links.size() == 1) {
+            return links.get(0).call(what, timeoutNanos, request);
+        }
+        long deadline = System.nanoTime() + timeoutNanos;
+        long attempt = timeoutNanos / (links.size() + 1);
+        for (int i = 0; ; i++) {
+            int current = nextLink.get();
+            MemoryLink link = links.get(Math.floorMod(current, links.size()));
+            try {
+                return link.call(what, Math.min(attempt, Math.max(1, deadline - System.nanoTime())), request);
+            } catch (BackendUnavailableException e) {
+                nextLink.compareAndSet(current, current + 1); // fail over to the next route
+                if (System.nanoTime() - deadline >= 0 || i >= 3 * links.size()) {
+                    throw e;
+                }
+                if (onResend != null) {
+                    onResend.run();
+                }
+            }
+        }
     }
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
         MemoryServer.Answer answer;
         try {
-            answer = call("acquire " + request.name(), () -> server.tryAcquire(request.name(), owner(request), request.leaseTime()));
+            answer = call("acquire " + request.name(), () -> server.tryAcquire(request.name(), owner(request), request.leaseTime()),
+                    () -> resent.add(owner(request)));
         } catch (BackendUnavailableException e) {
             if (bug == Bug.UNKNOWN_AS_BUSY) {
                 return Attempt.busy(); // the defect: no answer taken for contention
@@ -112,10 +147,22 @@ final class MemoryDriver implements LockDriver {
 
     @Override
     public boolean release(Grant grant) {
-        return cleanup("release " + grant.name(), () -> {
-            server.forget(owner(grant.request()));
-            return server.release(grant.name(), owner(grant.request()));
-        });
+        return cleanup("release " + grant.name(), () -> releaseOnServer(grant));
+    }
+
+    /**
+     * Releases on the server; if a copy of the grant's acquire may still land (it was sent again
+     * past a link that did not answer), also marks the owner withdrawn, so that the late copy takes
+     * nothing — unless the driver has {@link Bug#LATE_COPY_AFTER_RELEASE}.
+     */
+    private boolean releaseOnServer(Grant grant) {
+        String owner = owner(grant.request());
+        server.forget(owner);
+        boolean released = server.release(grant.name(), owner);
+        if (resent.remove(owner) && bug != Bug.LATE_COPY_AFTER_RELEASE) {
+            server.abandon(grant.name(), owner, true);
+        }
+        return released;
     }
 
     @Override
@@ -145,7 +192,7 @@ final class MemoryDriver implements LockDriver {
             return Watch.NONE; // the defect: declared, never fired
         }
         Runnable heard = () -> {
-            if (link.isUp()) {
+            if (links.stream().anyMatch(MemoryLink::isUp)) {
                 onChange.run();
             }
         };
@@ -165,10 +212,7 @@ final class MemoryDriver implements LockDriver {
     /** A session store's server keeps a grant until told: the engine tells at the end of the lease. */
     @Override
     public void leaseExpired(Grant grant) {
-        cleanup("end the lease on " + grant.name(), () -> {
-            server.forget(owner(grant.request()));
-            return server.release(grant.name(), owner(grant.request()));
-        });
+        cleanup("end the lease on " + grant.name(), () -> releaseOnServer(grant));
     }
 
     @Override
