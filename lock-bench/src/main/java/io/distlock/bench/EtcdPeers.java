@@ -10,15 +10,18 @@ import io.distlock.spi.DriverContext;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockNames;
 import io.distlock.spi.LockRequest;
 import io.distlock.tck.fixtures.EtcdCluster;
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Lock;
 import io.etcd.jetcd.lock.LockResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
 
 import java.io.IOException;
@@ -28,8 +31,10 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -50,7 +55,9 @@ import java.util.regex.Pattern;
  *       alive by jetcd, as a jetcd user writes it;</li>
  *   <li>{@link #DISTLOCK}: distlock's {@code etcd://} backend through the public API;</li>
  *   <li>{@link #DRIVER}: the same backend's driver called without the engine, to tell the engine's
- *       share from the driver's.</li>
+ *       share from the driver's;</li>
+ *   <li>{@link #DIRECTORY_RANGE}: the read inside distlock's acquire on its own (see
+ *       {@link DirectoryRange}).</li>
  * </ul>
  * and contended (4 clients on one lock): distlock and jetcd's {@code Lock}. Each row notes what the
  * server did per operation ({@link EtcdMetered}) and, uncontended, each step's median
@@ -64,11 +71,14 @@ final class EtcdPeers implements AutoCloseable {
     static final String FLOOR = "floor: etcd raw Txn put-if-absent bound to a lease + DeleteRange (jetcd KV; 2 round trips)";
     static final String DRIVER = "diagnostic: distlock etcd driver called directly (EtcdLockDriver, no engine)";
     static final String DISTLOCK = "distlock etcd tryAcquire+release, fence read";
+    static final String DIRECTORY_RANGE = "diagnostic: etcd Range of the distlock row's lock directory, first key by create"
+            + " revision (the read in its acquire's Txn)";
     static final String JETCD = "jetcd 0.8 Lock lock+unlock (one kept-alive lease)";
     static final String CONTENDED_DISTLOCK = "contended, 4 clients: distlock etcd";
     static final String CONTENDED_JETCD = "contended, 4 clients: jetcd 0.8 Lock";
 
     private static final Duration LEASE = Duration.ofSeconds(10);
+    private static final String PREFIX = "/distlock-bench";
 
     /**
      * The contended rows' shortest slice. etcd (3.4) delivers an event to a watch that starts at a
@@ -99,7 +109,7 @@ final class EtcdPeers implements AutoCloseable {
 
     /** @return distlock's URI for the member, with {@link #SESSION_TTL_SECONDS} */
     String uri() {
-        return "etcd://" + endpoint + "/distlock-bench?sessionTtl=" + SESSION_TTL_SECONDS;
+        return "etcd://" + endpoint + PREFIX + "?sessionTtl=" + SESSION_TTL_SECONDS;
     }
 
     /**
@@ -129,6 +139,7 @@ final class EtcdPeers implements AutoCloseable {
         into.add(metered(new Floor(endpoint)));
         into.add(metered(new DriverOnly(uri())));
         into.add(metered(new Distlock(uri())));
+        into.add(metered(new DirectoryRange(endpoint, PREFIX, Distlock.LOCK_NAME)));
         into.add(metered(new JetcdLock(endpoint)));
         List<Contended.Contender> distlock = new ArrayList<>();
         List<Contended.Contender> jetcd = new ArrayList<>();
@@ -226,21 +237,38 @@ final class EtcdPeers implements AutoCloseable {
 
     /** distlock's {@code etcd://} through the public API: {@code tryAcquire(lease)} and the fence, then {@code release()}. */
     static final class Distlock extends TwoStepScenario {
+        static final String LOCK_NAME = "etcd-uncontended";
+
         private final LockClient client;
         private final DistributedLock lock;
         private long fenceSum;
+        private long acquires;
 
         Distlock(String uri) {
             super(DISTLOCK, "tryAcquire", "release");
             this.client = Locks.connect(uri);
-            this.lock = client.lock("etcd-uncontended");
+            this.lock = client.lock(LOCK_NAME);
         }
 
         @Override
         Object first() {
             Lease lease = lock.tryAcquire(LEASE).orElseThrow(() -> new IllegalStateException(lock + " was busy"));
             fenceSum += lease.fencingToken().orElseThrow();
+            acquires++;
             return lease;
+        }
+
+        /**
+         * Each acquire writes a key of its own (named by its owner token) and the release deletes
+         * it: until etcd compacts (the fixture never does, nor does etcd 3.4 by default) each stays
+         * in the member's index as a deleted key under the lock's directory.
+         */
+        @Override
+        public Measurement result() {
+            Measurement m = super.result();
+            Map<String, Double> extras = new LinkedHashMap<>(m.extras());
+            extras.put("acquires since the member started (deleted keys in the directory)", (double) acquires);
+            return new Measurement(m.name(), m.opsPerSec(), m.p50(), m.p99(), m.p999(), m.count(), extras);
         }
 
         @Override
@@ -256,6 +284,39 @@ final class EtcdPeers implements AutoCloseable {
         @Override
         public String toString() {
             return name() + " (fence sum " + fenceSum + ")";
+        }
+    }
+
+    /**
+     * A diagnostic: the read of the distlock row's acquire on its own — a {@code Range} of the
+     * lock's directory (a prefix), keys only, sorted by create revision, limit 1 — read-only, no
+     * fsync. etcd 3.4 visits every key of the prefix in its index to answer, deleted ones included
+     * until a compaction, so its cost follows the distlock row's acquires so far. The directory is
+     * where the etcd backend keeps a lock's requests ({@code <prefix>/locks/<name as a path
+     * segment>/}): an internal layout, read here for the diagnosis only.
+     */
+    static final class DirectoryRange extends LoopScenario {
+        private final Client client;
+        private final KV kv;
+        private final ByteSequence directory;
+        private final GetOption firstByCreateRevision = GetOption.builder().isPrefix(true).withKeysOnly(true)
+                .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
+
+        DirectoryRange(String endpoint, String prefix, String lockName) {
+            super(DIRECTORY_RANGE, false);
+            this.client = Client.builder().endpoints("http://" + endpoint).build();
+            this.kv = client.getKVClient();
+            this.directory = JetcdSession.bytes(prefix + "/locks/" + LockNames.pathSegment(lockName) + "/");
+        }
+
+        @Override
+        void op() throws Exception {
+            kv.get(directory, firstByCreateRevision).get(10, TimeUnit.SECONDS);
+        }
+
+        @Override
+        public void close() {
+            client.close();
         }
     }
 
