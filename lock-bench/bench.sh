@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds lock-bench and what it needs from this tree (tests skipped), then runs the bench in a JVM
 # of its own. Arguments go to the bench: --smoke (seconds; checks the harness, not the numbers),
-# --runs N, --rounds N, --slice-ms N, --leases N, --only REGEX, --out FILE. Default: the full run
-# (3 runs, median and min–max), a few minutes. Needs redis-server (Debian: apt-get install redis-server).
+# --runs N, --rounds N, --slice-ms N, --leases N, --only REGEX (whole row names, e.g. '.*etcd.*'),
+# --out FILE. Default: the full run (3 runs, median and min–max), a few minutes. Needs redis-server
+# and, for the etcd rows, etcd (Debian: apt-get install redis-server etcd-server).
 #   DISTLOCK_TARGET=target-x   build output folder name (default target)
 #   BENCH_JVM="..."            JVM options (default a fixed 1 GB heap)
 set -euo pipefail

@@ -13,14 +13,16 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The bench: starts its own {@code redis-server}s on free loopback ports (the TCK fixtures), runs
+ * The bench: starts its own {@code redis-server}s (and ZooKeeper and etcd servers, for those
+ * backends' rows) on free loopback ports (the TCK fixtures), runs
  * every scenario side by side, and prints one markdown table (median of the runs, min–max) and the
  * issue's targets as met or missed.
  *
  * <pre>
  * lock-bench/bench.sh [options]
  * options: --smoke (seconds, checks the harness, not the numbers) | --runs N | --rounds N
- *          | --slice-ms N | --leases N (0: no scale row) | --only REGEX (rows besides the floor) | --out FILE
+ *          | --slice-ms N | --leases N (0: no scale rows) | --only REGEX (the rows whose whole name
+ *          matches, scale rows included, besides the floors; e.g. '.*etcd.*') | --out FILE
  *          | --sequential (each row's rounds back to back, as JMH would: to compare the noise)
  * </pre>
  *
@@ -132,19 +134,30 @@ public final class Bench {
                 if (!peers.zookeeper(scenarios)) {
                     log.println("zookeeper:// is not installed: no ZooKeeper rows (add lock-zookeeper to lock-bench's dependencies)");
                 }
+                if (!peers.etcd(scenarios)) {
+                    log.println("etcd:// is not installed: no etcd rows (add lock-etcd to lock-bench's dependencies)");
+                } else {
+                    environment += "; " + peers.etcdEnvironment();
+                    log.println(peers.etcdEnvironment());
+                }
                 if (settings.only != null) {
                     for (Scenario s : List.copyOf(scenarios)) {
-                        if (!s.name().matches(settings.only) && !s.name().startsWith("floor:")) {
+                        if (!selected(settings, s.name()) && !s.name().startsWith("floor:")) {
                             scenarios.remove(s);
                             s.close();
                         }
                     }
                 }
+                RenewalScale redisScale = new RenewalScale(settings.leases, settings.leaseTime);
+                boolean etcdScale = Peers.installed("etcd") && selected(settings, EtcdRenewalScale.name(settings.leases));
                 for (int run = 1; run <= settings.runs; run++) {
                     long start = System.nanoTime();
                     List<Measurement> results = new ArrayList<>(harness.run(scenarios, () -> serverCpu(redis, peers)));
-                    if (settings.leases > 0) {
-                        results.add(new RenewalScale(settings.leases, settings.leaseTime).run(scaleRedis));
+                    if (settings.leases > 0 && selected(settings, redisScale.name())) {
+                        results.add(redisScale.run(scaleRedis));
+                    }
+                    if (settings.leases > 0 && etcdScale) {
+                        results.add(peers.etcdScale(settings.leases, settings.leaseTime));
                     }
                     report.addRun(results);
                     log.printf(Locale.ROOT, "run %d of %d done in %.1f s; load %s%n", run, settings.runs,
@@ -168,6 +181,11 @@ public final class Bench {
         log.println(report.markdown());
         log.println(Targets.check(report));
         return report;
+    }
+
+    /** @return whether {@code --only} (a regular expression the whole row name must match) keeps the row */
+    static boolean selected(Settings settings, String row) {
+        return settings.only == null || row.matches(settings.only);
     }
 
     private static String environment(RedisServer redis) {

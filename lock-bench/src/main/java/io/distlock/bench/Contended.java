@@ -1,5 +1,6 @@
 package io.distlock.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,12 +41,25 @@ final class Contended implements Scenario {
     private final List<Contender> contenders;
     private final Histogram handOff = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
     private final long[] grants;
+    private final long minSliceNanos;
+    /** Every grant in a recorded slice, the ones after its end included. */
+    private long served;
     private long recordedNanos;
 
     Contended(String name, List<Contender> contenders) {
+        this(name, contenders, Duration.ZERO);
+    }
+
+    /**
+     * @param minSlice the shortest slice this row runs, whatever the harness asks: for a backend
+     *                 whose hand-offs are sometimes as long as a slice (etcd's), a short slice
+     *                 would end during most long hand-offs and keep only the short ones
+     */
+    Contended(String name, List<Contender> contenders, Duration minSlice) {
         this.name = name;
         this.contenders = List.copyOf(contenders);
         this.grants = new long[contenders.size()];
+        this.minSliceNanos = minSlice.toNanos();
     }
 
     @Override
@@ -56,7 +70,7 @@ final class Contended implements Scenario {
     @Override
     public void runSlice(long nanos, boolean record) throws Exception {
         long start = System.nanoTime();
-        long end = start + nanos;
+        long end = start + Math.max(nanos, minSliceNanos);
         AtomicLong releaseStart = new AtomicLong();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
@@ -93,13 +107,16 @@ final class Contended implements Scenario {
             Object held = contender.acquire();
             long granted = System.nanoTime();
             boolean over = granted - end >= 0;
-            if (record && !over) {
+            if (record) {
                 long previous = releaseStart.get();
                 synchronized (this) {
-                    if (previous != 0) {
-                        handOff.recordValue(granted - previous);
+                    served++;
+                    if (!over) {
+                        if (previous != 0) {
+                            handOff.recordValue(granted - previous);
+                        }
+                        grants[client]++;
                     }
-                    grants[client]++;
                 }
             }
             // Set before the release is sent: whoever is granted next reads it after its grant.
@@ -130,7 +147,13 @@ final class Contended implements Scenario {
     }
 
     @Override
+    public synchronized long served() {
+        return served;
+    }
+
+    @Override
     public synchronized void reset() {
+        served = 0;
         handOff.reset();
         java.util.Arrays.fill(grants, 0);
         recordedNanos = 0;

@@ -6,7 +6,12 @@ import io.distlock.LockClient;
 import io.distlock.Locks;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Lock;
 
 import org.redisson.api.RLock;
 import org.redisson.api.RedissonClient;
@@ -64,6 +69,37 @@ final class Contenders {
             @Override
             public void close() {
                 client.shutdown();
+            }
+        };
+    }
+
+    /**
+     * A jetcd client of its own with one kept-alive lease ({@link JetcdSession}), waiting with
+     * {@code Lock.lock(name, lease)}: the member's lock service answers once the lock is this
+     * client's (it waits for the deletion of the key before this client's, inside the member).
+     */
+    static Contended.Contender jetcd(String endpoint, String lockName) throws ExecutionException, InterruptedException, TimeoutException {
+        JetcdSession session = JetcdSession.open(endpoint);
+        Lock lock = session.client().getLockClient();
+        ByteSequence name = JetcdSession.bytes(lockName);
+        return new Contended.Contender() {
+            @Override
+            public Object acquire() throws Exception {
+                try {
+                    return lock.lock(name, session.leaseId()).get(MAX_WAIT.toMillis(), TimeUnit.MILLISECONDS).getKey();
+                } catch (TimeoutException e) {
+                    throw new IllegalStateException("no grant of " + lockName + " within " + MAX_WAIT, e);
+                }
+            }
+
+            @Override
+            public void release(Object held) throws Exception {
+                lock.unlock((ByteSequence) held).get(MAX_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            }
+
+            @Override
+            public void close() {
+                session.close();
             }
         };
     }

@@ -16,6 +16,7 @@ abstract class LoopScenario implements Scenario {
     private final Histogram histogram = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
     private final boolean onRedis;
     private long recordedNanos;
+    private boolean recording;
 
     LoopScenario(String name) {
         this(name, true);
@@ -41,6 +42,7 @@ abstract class LoopScenario implements Scenario {
 
     @Override
     public final void runSlice(long nanos, boolean record) throws Exception {
+        recording = record;
         long start = System.nanoTime();
         long end = start + nanos;
         long now = start;
@@ -55,6 +57,11 @@ abstract class LoopScenario implements Scenario {
         if (record) {
             recordedNanos += now - start;
         }
+    }
+
+    /** @return whether the slice now running is recorded (false during warm-up) */
+    final boolean recording() {
+        return recording;
     }
 
     @Override

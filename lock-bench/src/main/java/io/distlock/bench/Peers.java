@@ -2,8 +2,10 @@ package io.distlock.bench;
 
 import io.distlock.BackendDescriptor;
 import io.distlock.Locks;
+import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.RedisServer;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
@@ -20,6 +22,8 @@ final class Peers implements AutoCloseable {
 
     private final List<AutoCloseable> servers = new ArrayList<>();
     private final List<RedisServer> redisNodes = new ArrayList<>();
+    private EtcdPeers etcd;
+    private EtcdCluster etcdScale;
 
     /** @return the Redis servers started here (their CPU is counted with the rows that use them) */
     List<RedisServer> redisServers() {
@@ -73,6 +77,41 @@ final class Peers implements AutoCloseable {
             into.add(zk.curatorMutex());
         }
         return true;
+    }
+
+    /**
+     * distlock's etcd backend beside jetcd's {@code Lock} client and the raw floor, uncontended and
+     * with 4 clients, on one etcd member in its own process ({@link EtcdPeers}; the issue's target:
+     * distlock's p50 at most 0.8× jetcd's).
+     *
+     * @return false if {@code etcd://} is not installed
+     */
+    boolean etcd(List<Scenario> into) throws Exception {
+        if (!installed("etcd")) {
+            return false;
+        }
+        etcd = EtcdPeers.start();
+        servers.add(etcd);
+        etcd.rows(into);
+        return true;
+    }
+
+    /** @return the etcd member's version and setup, for the environment line; empty without etcd rows */
+    String etcdEnvironment() {
+        return etcd == null ? "" : etcd.environment();
+    }
+
+    /**
+     * The etcd scale row ({@link EtcdRenewalScale}) on an etcd member of its own, started at the
+     * first call and kept for the next runs (each run's client revokes its session at the end, and
+     * every key with it).
+     */
+    Measurement etcdScale(int leases, Duration leaseTime) throws Exception {
+        if (etcdScale == null) {
+            etcdScale = EtcdCluster.single();
+            servers.add(etcdScale);
+        }
+        return new EtcdRenewalScale(leases, leaseTime).run(etcdScale.memberEndpoints().get(0));
     }
 
     @Override

@@ -19,9 +19,9 @@ import org.HdrHistogram.Histogram;
 
 /**
  * One client holds many leases on distinct keys with {@code autoRenew()} for three renewal
- * periods, on a server of its own. Counted: renewal ticks (the keeper's {@code extendAll} calls,
- * seen through {@link CountingRedisBackend}), leases per tick, pipelined round trips per tick, the
- * {@code EVALSHA} commands the server executed ({@code INFO commandstats}), and the CPU the
+ * periods, on a server of its own. Counted, in a {@link RenewalWindow}: renewal ticks (the
+ * keeper's {@code extendAll} calls, seen through {@link CountingRedisBackend}), leases per tick,
+ * pipelined round trips per tick, the {@code EVALSHA} commands the server executed ({@code INFO commandstats}), and the CPU the
  * client's keeper thread and the server spent per tick.
  */
 final class RenewalScale {
@@ -50,19 +50,10 @@ final class RenewalScale {
                         .orElseThrow(() -> new IllegalStateException("a scale key was busy")).autoRenew());
             }
             long keeper = keeperThread(threads);
-            Window window = null;
-            // The engine may run two renewal ticks at once (two I/O threads), so a tick can still be
-            // running while the server's counters are read; such a window would count its
-            // renewals on one side and its EVALSHAs on the other. A window is kept only when no
-            // tick overlaps either reading; otherwise it is measured again.
-            for (int tries = 0; window == null; tries++) {
-                if (tries == 5) {
-                    throw new IllegalStateException("every window had a renewal tick running while the server was read");
-                }
-                window = window(redis, threads, keeper);
-            }
-            List<CountingRedisBackend.Tick> ticks = window.ticks();
-            long keeperCpu = window.keeperCpu();
+            RenewalWindow<Map<String, Double>> window = RenewalWindow.measure(CountingRedisBackend.TICKS, () -> serverFigures(redis),
+                    () -> threads.getThreadCpuTime(keeper), leaseTime, name());
+            List<TickLog.Tick> ticks = window.ticks();
+            long keeperCpu = window.clientCpu();
             Map<String, Double> server0 = window.server0();
             Map<String, Double> server1 = window.server1();
             long start = window.start();
@@ -73,7 +64,7 @@ final class RenewalScale {
             Histogram tickLatency = new Histogram(TimeUnit.SECONDS.toNanos(60), 3);
             long renewed = 0;
             long roundTrips = 0;
-            for (CountingRedisBackend.Tick tick : ticks) {
+            for (TickLog.Tick tick : ticks) {
                 tickLatency.recordValue(tick.nanos());
                 renewed += tick.leases();
                 roundTrips += (tick.leases() + PIPELINE_CHUNK - 1) / PIPELINE_CHUNK;
@@ -99,62 +90,6 @@ final class RenewalScale {
             return new Measurement(name(), renewed * 1e9 / (end - start), tickLatency.getValueAtPercentile(50),
                     tickLatency.getValueAtPercentile(99), tickLatency.getValueAtPercentile(99.9), ticks.size(), extras);
         }
-    }
-
-    /** Server counters read at both ends of a window, and the renewal ticks run wholly inside it. */
-    private record Window(List<CountingRedisBackend.Tick> ticks, long keeperCpu, Map<String, Double> server0,
-            Map<String, Double> server1, long start, long end) {
-    }
-
-    /**
-     * Measures one window of three renewal periods; opens and closes right after a tick has
-     * completed, when the keeper is idle for a sixth of a lease at least.
-     *
-     * @return the window, or null if a renewal tick ran while the server's counters were read
-     */
-    private Window window(RedisServer redis, ThreadMXBean threads, long keeper) throws InterruptedException {
-        awaitTickAfter(CountingRedisBackend.ticks().size(), System.nanoTime());
-        long keeperCpu0 = threads.getThreadCpuTime(keeper);
-        long open = System.nanoTime();
-        Map<String, Double> server0 = serverFigures(redis);
-        long start = System.nanoTime();
-        // Three renewal periods: the keeper renews a third into each lease.
-        awaitTickAfter(CountingRedisBackend.ticks().size(), start + leaseTime.toNanos());
-        long keeperCpu = threads.getThreadCpuTime(keeper) - keeperCpu0;
-        long close = System.nanoTime();
-        Map<String, Double> server1 = serverFigures(redis);
-        long end = System.nanoTime();
-        // Every tick that started before the second reading ended has to be recorded to be judged.
-        long deadline = end + 3 * leaseTime.toNanos();
-        while (CountingRedisBackend.inFlight() > 0 && System.nanoTime() - deadline < 0) {
-            Thread.sleep(1);
-        }
-        List<CountingRedisBackend.Tick> inside = new ArrayList<>();
-        for (CountingRedisBackend.Tick tick : CountingRedisBackend.ticks()) {
-            if (tick.overlaps(open, start) || tick.overlaps(close, end)) {
-                return null;
-            }
-            if (tick.startNanos() - start > 0 && tick.startNanos() + tick.nanos() - close < 0) {
-                inside.add(tick);
-            }
-        }
-        return new Window(inside, keeperCpu, server0, server1, start, end);
-    }
-
-    /**
-     * Waits until the renewal tick list has grown past {@code seen} with a tick that started after
-     * {@code notBefore}, and returns the list's size then.
-     */
-    private int awaitTickAfter(int seen, long notBefore) throws InterruptedException {
-        long deadline = notBefore + 3 * leaseTime.toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            List<CountingRedisBackend.Tick> ticks = CountingRedisBackend.ticks();
-            if (ticks.size() > seen && ticks.get(ticks.size() - 1).startNanos() - notBefore >= 0) {
-                return ticks.size();
-            }
-            Thread.sleep(1);
-        }
-        throw new IllegalStateException("no renewal tick of " + leases + " auto-renewed leases within " + leaseTime.multipliedBy(3));
     }
 
     private static long keeperThread(ThreadMXBean threads) {

@@ -46,9 +46,17 @@ final class Report {
         return List.copyOf(rows.keySet());
     }
 
-    /** @return the scale row's label (it carries the number of leases), or {@code "scale:"} if there is none */
+    /** @return the single-Redis scale row's label (it carries the number of leases), or {@code "scale:"} if there is none */
     String scaleRow() {
-        return rows.keySet().stream().filter(n -> n.startsWith("scale:")).findFirst().orElse("scale:");
+        return scaleRow("(distlock single Redis)");
+    }
+
+    /**
+     * @param backend how the row's label ends, e.g. {@code "(distlock etcd)"}
+     * @return that scale row's label, or {@code "scale:"} if there is none
+     */
+    String scaleRow(String backend) {
+        return rows.keySet().stream().filter(n -> n.startsWith("scale:") && n.endsWith(backend)).findFirst().orElse("scale:");
     }
 
     /** @return every measurement of {@code row}, one per run */
@@ -62,10 +70,20 @@ final class Report {
      * @return the row's latency over the pair's, per run
      */
     double[] ratios(String row, boolean ofP99) {
+        return ratios(row, PAIR, ofP99);
+    }
+
+    /**
+     * @param row   a row
+     * @param over  the row it is divided by (a peer, a floor)
+     * @param ofP99 true for the p99 ratio, false for p50
+     * @return the row's latency over {@code over}'s, per run in which both were measured
+     */
+    double[] ratios(String row, String over, boolean ofP99) {
         List<Double> out = new ArrayList<>();
         for (Map<String, Measurement> run : runs) {
             Measurement m = run.get(row);
-            Measurement pair = run.get(PAIR);
+            Measurement pair = run.get(over);
             if (m != null && pair != null) {
                 out.add(ofP99 ? m.p99() / pair.p99() : m.p50() / pair.p50());
             }

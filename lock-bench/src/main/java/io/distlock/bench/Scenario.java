@@ -30,6 +30,16 @@ interface Scenario extends AutoCloseable {
         return true;
     }
 
+    /**
+     * @return how many operations the server served during the recorded slices since the last
+     *         {@link #reset()}: {@link #result()}'s count, unless the row does work it does not time
+     *         (a contended row's last grants, after its slice's end), so that server counters read
+     *         around the slices divide by every operation that made them move
+     */
+    default long served() {
+        return result().count();
+    }
+
     /** Forgets what was recorded, for the next run. */
     void reset();
 

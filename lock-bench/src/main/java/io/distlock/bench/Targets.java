@@ -15,20 +15,25 @@ final class Targets {
         List<String> lines = new ArrayList<>();
         lines.add("Targets (median of runs):");
         for (String row : List.of(Scenarios.DISTLOCK_FENCE, Scenarios.DISTLOCK_NO_FENCE)) {
+            if (report.row(row).isEmpty()) {
+                continue; // left out with --only
+            }
             double ratio = median(report.ratios(row, false));
             double redisson = median(report.ratios(Scenarios.REDISSON_RLOCK, false));
             lines.add(line(ratio <= 1.10, row + ": p50 " + f(ratio) + "× the pair (target ≤ 1.10×)"));
             lines.add(line(ratio < redisson, row + ": p50 " + f(ratio) + "× vs Redisson RLock " + f(redisson) + "× (target: below)"));
         }
-        double p50 = median(report.ratios(Scenarios.CONTENDED_DISTLOCK, false));
-        double p99 = median(report.ratios(Scenarios.CONTENDED_DISTLOCK, true));
-        lines.add(line(p50 <= 1.5, "contended hand-off p50 " + f(p50) + "× the pair's p50 (target ≤ 1.5×)"));
-        lines.add(line(p99 <= 4, "contended hand-off p99 " + f(p99) + "× the pair's p99 (target ≤ 4×)"));
-        double rawP50 = median(report.ratios(Scenarios.CONTENDED_RAW, false));
-        double rawP99 = median(report.ratios(Scenarios.CONTENDED_RAW, true));
-        lines.add("  context: the raw notified hand-off (no library) is " + f(rawP50) + "× / " + f(rawP99)
-                + "× the pair (p50 / p99); distlock's hand-off is " + f(p50 / rawP50) + "× / " + f(p99 / rawP99) + "× that floor");
-        if (!report.row(Peers.REDLOCK).isEmpty()) {
+        if (!report.row(Scenarios.CONTENDED_DISTLOCK).isEmpty()) {
+            double p50 = median(report.ratios(Scenarios.CONTENDED_DISTLOCK, false));
+            double p99 = median(report.ratios(Scenarios.CONTENDED_DISTLOCK, true));
+            lines.add(line(p50 <= 1.5, "contended hand-off p50 " + f(p50) + "× the pair's p50 (target ≤ 1.5×)"));
+            lines.add(line(p99 <= 4, "contended hand-off p99 " + f(p99) + "× the pair's p99 (target ≤ 4×)"));
+            double rawP50 = median(report.ratios(Scenarios.CONTENDED_RAW, false));
+            double rawP99 = median(report.ratios(Scenarios.CONTENDED_RAW, true));
+            lines.add("  context: the raw notified hand-off (no library) is " + f(rawP50) + "× / " + f(rawP99)
+                    + "× the pair (p50 / p99); distlock's hand-off is " + f(p50 / rawP50) + "× / " + f(p99 / rawP99) + "× that floor");
+        }
+        if (!report.row(Peers.REDLOCK).isEmpty() && !report.row(Scenarios.DISTLOCK_NO_FENCE).isEmpty()) {
             double redlock = median(report.ratios(Peers.REDLOCK, false));
             double single = median(report.ratios(Scenarios.DISTLOCK_NO_FENCE, false));
             lines.add(line(redlock / single <= 1.5, "Redlock N=5 p50 " + f(redlock / single) + "× single node (target ≤ 1.5×)"));
@@ -43,6 +48,24 @@ final class Targets {
                 lines.add(line(zk / curator <= 0.9, "ZooKeeper p50 " + f(zk / curator) + "× Curator InterProcessMutex"
                         + (where.isEmpty() ? " (server in the bench's JVM)" : where) + " (target ≤ 0.9×)"));
             }
+        }
+        if (!report.row(EtcdPeers.DISTLOCK).isEmpty() && !report.row(EtcdPeers.JETCD).isEmpty()) {
+            double etcd = median(report.ratios(EtcdPeers.DISTLOCK, EtcdPeers.JETCD, false));
+            lines.add(line(etcd <= 0.8, "etcd p50 " + f(etcd) + "× jetcd Lock (target ≤ 0.8×)"));
+            double floor = median(report.ratios(EtcdPeers.FLOOR, EtcdPeers.JETCD, false));
+            lines.add("  context: the raw floor (Txn put-if-absent + delete, no library) is " + f(floor)
+                    + "× jetcd Lock; distlock etcd is " + f(median(report.ratios(EtcdPeers.DISTLOCK, EtcdPeers.FLOOR, false)))
+                    + "× that floor, its driver without the engine " + f(median(report.ratios(EtcdPeers.DRIVER, EtcdPeers.FLOOR, false))) + "×");
+        }
+        List<Measurement> etcdScale = report.row(report.scaleRow("(distlock etcd)"));
+        if (!etcdScale.isEmpty()) {
+            double rpcs = median(etcdScale.stream().mapToDouble(m -> m.extras().get(EtcdRenewalScale.RPCS_PER_TICK)).toArray());
+            double ttl = median(etcdScale.stream().mapToDouble(m -> m.extras().get("LeaseTimeToLive per tick")).toArray());
+            double keepAlive = median(etcdScale.stream().mapToDouble(m -> m.extras().get("LeaseKeepAlive calls per tick")).toArray());
+            double leases = median(etcdScale.stream().mapToDouble(m -> m.extras().get("leases per tick")).toArray());
+            lines.add(line(rpcs <= 3, "etcd renewal: " + f(rpcs) + " RPCs per tick per client (" + f(ttl) + " LeaseTimeToLive, "
+                    + f(keepAlive) + " LeaseKeepAlive) for " + f(leases) + " leases per tick (target ≤ 3: one call per tick"
+                    + " and the session's keep-alives, not one per lease)"));
         }
         List<Measurement> scale = report.row(report.scaleRow());
         if (!scale.isEmpty()) {

@@ -34,14 +34,33 @@ class BenchSmokeTest {
             assertThat(report.rowNames()).contains(ZooKeeperPeers.DISTLOCK, ZooKeeperPeers.CURATOR,
                     ZooKeeperPeers.DISTLOCK + ZooKeeperPeers.OWN_PROCESS, ZooKeeperPeers.CURATOR + ZooKeeperPeers.OWN_PROCESS);
         }
+        if (Peers.installed("etcd")) {
+            assertThat(report.rowNames()).contains(EtcdPeers.FLOOR, EtcdPeers.DRIVER, EtcdPeers.DISTLOCK, EtcdPeers.JETCD,
+                    EtcdPeers.CONTENDED_DISTLOCK, EtcdPeers.CONTENDED_JETCD);
+            assertThat(report.row(EtcdPeers.DISTLOCK).get(0).extras())
+                    .as("round trips counted on the server").containsKeys("server requests per op", "WAL fsyncs per op");
+            assertThat(report.row(EtcdPeers.CONTENDED_DISTLOCK).get(0).extras()).containsKeys("least share %", "most share %");
+            Measurement etcdScale = report.row(report.scaleRow("(distlock etcd)")).get(0);
+            assertThat(etcdScale.name()).isEqualTo(EtcdRenewalScale.name(Bench.Settings.smoke().leases));
+            assertThat(etcdScale.extras().get(EtcdRenewalScale.LEASES_LOST)).isZero();
+            assertThat(etcdScale.extras().get("leases per tick")).as("every lease renewed in each tick").isPositive();
+            assertThat(etcdScale.extras().get(EtcdRenewalScale.RPCS_PER_TICK))
+                    .as("one LeaseTimeToLive per tick and the session's keep-alives, not a call per lease")
+                    .isPositive().isLessThanOrEqualTo(3.0);
+            assertThat(out(log)).contains("etcd p50").contains("etcd renewal:");
+        }
         Measurement scale = report.row(report.scaleRow()).get(0);
         assertThat(scale.extras().get("leases lost")).isZero();
         assertThat(scale.extras().get("EVALSHA per renewal")).as("one compare-and-extend per renewal").isEqualTo(1.0);
         assertThat(scale.extras().get("round trips per tick"))
                 .isLessThanOrEqualTo(scale.extras().get("allowed per tick (1 per started 1000 leases)"));
 
-        String out = log.toString(StandardCharsets.UTF_8);
+        String out = out(log);
         assertThat(out).contains("| scenario | ops/s | p50 µs |").contains("Targets (median of runs):");
         assertThat(report.row(Scenarios.CONTENDED_DISTLOCK).get(0).extras()).containsKeys("least share %", "most share %");
+    }
+
+    private static String out(ByteArrayOutputStream log) {
+        return log.toString(StandardCharsets.UTF_8);
     }
 }
