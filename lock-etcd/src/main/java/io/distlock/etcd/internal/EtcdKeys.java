@@ -5,8 +5,9 @@ import io.distlock.spi.LockNames;
 /**
  * Where things live under a client's prefix:
  * <ul>
- *   <li>{@code <prefix>/locks/<name>/<ownerToken>}: one key per request for the lock (the lowest
- *       create revision holds it); the lock's name is encoded as one segment
+ *   <li>{@code <prefix>/locks/<name>/<client id>-<slot>}: one key per request in line for the lock
+ *       (the lowest create revision holds it), its value the request's owner token; a slot is
+ *       reused by the client's next request once the server confirmed the key gone; the lock's name is encoded as one segment
  *       ({@link LockNames#pathSegment}), so that no name's keys fall under another name's;</li>
  *   <li>{@code <prefix>/abandoned/<name>/<ownerToken>}: the marker of a request withdrawn after an
  *       unknown outcome; an acquire's transaction writes nothing while it exists.</li>
@@ -23,9 +24,9 @@ final class EtcdKeys {
         return prefix + "/locks/" + encode(name) + "/";
     }
 
-    /** @return the key of one request */
-    static String request(String prefix, String name, String ownerToken) {
-        return lockDir(prefix, name) + ownerToken;
+    /** @return the key of one request, by the client's id and the request's slot ({@code <client id>-<slot>}) */
+    static String request(String prefix, String name, String clientSlot) {
+        return lockDir(prefix, name) + clientSlot;
     }
 
     /** @return the marker of a withdrawn request */

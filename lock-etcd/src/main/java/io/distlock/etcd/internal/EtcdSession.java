@@ -72,6 +72,9 @@ final class EtcdSession implements AutoCloseable {
         void lost(long leaseId);
     }
 
+    /** The largest answer accepted: 256 MiB, a session of about five million keys of 50 bytes. */
+    static final int MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+
     private final EtcdEndpoint endpoint;
     private final Client client;
     private final KV kv;
@@ -108,7 +111,10 @@ final class EtcdSession implements AutoCloseable {
                 // jetcd retries a call that failed for want of a connection; never past our own bound.
                 .retryMaxDuration(options.operationTimeout())
                 .keepaliveTime(Duration.ofSeconds(10))
-                .keepaliveTimeout(options.operationTimeout());
+                .keepaliveTimeout(options.operationTimeout())
+                // One LeaseTimeToLive answer lists every key of the session (a renewal tick's single
+                // call): gRPC's default 4 MiB limit would end renewals near 80,000 leases.
+                .maxInboundMessageSize(MAX_ANSWER_BYTES);
         endpoint.user().ifPresent(user -> builder.user(bytes(user)));
         endpoint.password().ifPresent(password -> builder.password(bytes(password)));
         this.client = builder.build();
