@@ -76,24 +76,10 @@ class EtcdTckTest extends LockVerification {
     /** Each partitioned client reaches every member through a fault proxy of its own. */
     @Override
     protected Optional<ClientPartition> clientPartition() {
-        return Optional.of(new ClientPartition() {
-            @Override
-            public PartitionedClient open() {
-                return FaultProxy.partitionedClient(cluster.memberEndpoints(), proxies -> Locks.connect(URI.create("etcd://"
-                        + proxies.stream().map(FaultProxy::endpoint).collect(Collectors.joining(",")) + URI_PATH), options()));
-            }
-
-            @Override
-            public Duration operationTimeout() {
-                return RIDE_THROUGH;
-            }
-
-            @Override
-            public Duration reconnect() {
-                // gRPC reconnects with a back-off of about a second; then a keep-alive must get through.
-                return Duration.ofMillis(2_500);
-            }
-        });
+        // gRPC reconnects with a back-off of about a second; then a keep-alive must get through.
+        return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(cluster.memberEndpoints(),
+                proxies -> Locks.connect(URI.create("etcd://" + proxies.stream().map(FaultProxy::endpoint)
+                        .collect(Collectors.joining(",")) + URI_PATH), options())), RIDE_THROUGH, Duration.ofMillis(2_500)));
     }
 
     static String lockDir(String lockName) {

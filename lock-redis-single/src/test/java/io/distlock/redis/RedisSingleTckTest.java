@@ -8,7 +8,6 @@ import io.distlock.tck.ClientPartition;
 import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
-import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.FaultProxy;
@@ -73,21 +72,12 @@ class RedisSingleTckTest extends LockVerification {
         return Duration.ofMillis(Math.round(d.toMillis() * new TestEnvironment().timeoutFactor()));
     }
 
-    /** Rules 4.9–4.12 and 4.14: each client reaches the server through a fault proxy of its own. */
+    /** Rules 4.9–4.12, 4.14, 4.16 and 4.17: each client reaches the server through a fault proxy of its own. */
     @Override
     protected Optional<ClientPartition> clientPartition() {
-        return Optional.of(new ClientPartition() {
-            @Override
-            public PartitionedClient open() {
-                return FaultProxy.partitionedClient(List.of(redis.endpoint()),
-                        proxies -> Locks.connect(URI.create("redis://" + proxies.get(0).endpoint()), PARTITIONED));
-            }
-
-            @Override
-            public Duration operationTimeout() {
-                return PARTITIONED.operationTimeout();
-            }
-        });
+        return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(List.of(redis.endpoint()),
+                proxies -> Locks.connect(URI.create("redis://" + proxies.get(0).endpoint()), PARTITIONED)),
+                PARTITIONED.operationTimeout(), Duration.ZERO));
     }
 
     /** Rule 1.10: the lock key's PTTL ({@code -1}, no expiry: held until released). */

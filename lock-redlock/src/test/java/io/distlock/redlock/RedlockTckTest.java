@@ -8,7 +8,6 @@ import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.NodeFaults;
-import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.FaultProxy;
@@ -115,19 +114,10 @@ class RedlockTckTest extends LockVerification {
             servers.add(nodes.server(i).endpoint());
         }
         LockOptions options = LockOptions.builder().operationTimeout(PARTITIONED_OPERATION_TIMEOUT).build();
-        return Optional.of(new ClientPartition() {
-            @Override
-            public PartitionedClient open() {
-                return FaultProxy.partitionedClient(servers, proxies -> Locks.connect(URI.create("redlock://"
-                        + proxies.stream().map(FaultProxy::endpoint).collect(Collectors.joining(","))
-                        + "?nodeTimeout=" + NODE_TIMEOUT_MILLIS), options));
-            }
-
-            @Override
-            public Duration operationTimeout() {
-                return PARTITIONED_OPERATION_TIMEOUT;
-            }
-        });
+        return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(servers, proxies -> Locks.connect(URI.create(
+                "redlock://" + proxies.stream().map(FaultProxy::endpoint).collect(Collectors.joining(","))
+                        + "?nodeTimeout=" + NODE_TIMEOUT_MILLIS), options)),
+                PARTITIONED_OPERATION_TIMEOUT, Duration.ZERO));
     }
 
     /**

@@ -3,11 +3,14 @@ package io.distlock.tck;
 import io.distlock.LockOptions;
 
 import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * A whitebox hook that opens clients which a rule can cut off from the backend, each on links of
- * its own (rules 4.9–4.12 and 4.14: a release, a wait, a lost reply and an interrupted acquire
- * during a partition; a blackholed server). Every backend whose verification starts its own
+ * its own (rules 4.9–4.12, 4.14, 4.16 and 4.17: a release, a wait, a lost reply and an interrupted
+ * acquire during a partition; a blackholed server; a partition past the session; one node's link
+ * holding requests). Every backend whose verification starts its own
  * servers supplies one: for TCP backends, a {@link io.distlock.tck.fixtures.FaultProxy} per node
  * for each client ({@link io.distlock.tck.fixtures.FaultProxy#partitionedClient} builds it).
  * Supply it through {@link LockVerification#clientPartition()}.
@@ -41,5 +44,39 @@ public interface ClientPartition {
      */
     default Duration reconnect() {
         return Duration.ZERO;
+    }
+
+    /**
+     * The hook from its three parts, for a verification that needs no class of its own.
+     *
+     * @param open             opens a client on links of its own ({@link #open()})
+     * @param operationTimeout those clients' operation timeout ({@link #operationTimeout()})
+     * @param reconnect        how long they need to be connected again after a heal ({@link #reconnect()})
+     * @return the hook
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if a duration is negative
+     */
+    static ClientPartition of(Supplier<PartitionedClient> open, Duration operationTimeout, Duration reconnect) {
+        Objects.requireNonNull(open, "open");
+        if (operationTimeout.isNegative() || reconnect.isNegative()) {
+            throw new IllegalArgumentException("durations must not be negative: operationTimeout=" + operationTimeout
+                    + ", reconnect=" + reconnect);
+        }
+        return new ClientPartition() {
+            @Override
+            public PartitionedClient open() {
+                return open.get();
+            }
+
+            @Override
+            public Duration operationTimeout() {
+                return operationTimeout;
+            }
+
+            @Override
+            public Duration reconnect() {
+                return reconnect;
+            }
+        };
     }
 }

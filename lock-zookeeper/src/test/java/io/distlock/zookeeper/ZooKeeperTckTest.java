@@ -90,23 +90,9 @@ class ZooKeeperTckTest extends LockVerification {
      */
     @Override
     protected Optional<ClientPartition> clientPartition() {
-        return Optional.of(new ClientPartition() {
-            @Override
-            public PartitionedClient open() {
-                return FaultProxy.partitionedClient(ensemble.serverEndpoints(), proxies -> Locks.connect(URI.create("zookeeper://"
-                        + proxies.stream().map(FaultProxy::endpoint).collect(Collectors.joining(",")) + URI_PATH), options()));
-            }
-
-            @Override
-            public Duration operationTimeout() {
-                return RIDE_THROUGH;
-            }
-
-            @Override
-            public Duration reconnect() {
-                return RECONNECT;
-            }
-        });
+        return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(ensemble.serverEndpoints(),
+                proxies -> Locks.connect(URI.create("zookeeper://" + proxies.stream().map(FaultProxy::endpoint)
+                        .collect(Collectors.joining(",")) + URI_PATH), options())), RIDE_THROUGH, RECONNECT));
     }
 
     /** A lock node stays until it is deleted: while the lock's first node exists, it is held. */
