@@ -4,10 +4,8 @@ import io.distlock.BackendDescriptor;
 import io.distlock.Guarantee;
 import io.distlock.LockClient;
 import io.distlock.Locks;
-import io.distlock.tck.fixtures.EtcdCluster;
+import io.distlock.tck.fixtures.EveryBackend;
 import io.distlock.tck.fixtures.Instances;
-import io.distlock.tck.fixtures.RedisServer;
-import io.distlock.tck.fixtures.ZooKeeperProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -17,7 +15,6 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -40,40 +37,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ReadmeExamplesTest {
 
-    private static RedisServer redis;
-    private static final List<RedisServer> REDLOCK_NODES = new ArrayList<>();
-    private static ZooKeeperProcess zookeeper;
-    private static EtcdCluster etcd;
+    private static EveryBackend servers;
 
     @BeforeAll
-    static void startServers() throws IOException {
-        redis = RedisServer.start();
-        for (int i = 0; i < 3; i++) {
-            REDLOCK_NODES.add(RedisServer.start());
-        }
-        zookeeper = ZooKeeperProcess.start(System.getProperty("java.class.path"));
-        etcd = EtcdCluster.single();
+    static void startServers() {
+        servers = EveryBackend.start(System.getProperty("java.class.path"));
     }
 
     @AfterAll
     static void stopServers() {
-        if (etcd != null) {
-            etcd.close();
-        }
-        if (zookeeper != null) {
-            zookeeper.close();
-        }
-        REDLOCK_NODES.forEach(RedisServer::close);
-        if (redis != null) {
-            redis.close();
+        if (servers != null) {
+            servers.close();
         }
     }
 
     static Stream<String> uris() {
-        return Stream.of(redis.uri(),
-                "redlock://" + REDLOCK_NODES.stream().map(RedisServer::endpoint).collect(Collectors.joining(",")),
-                "zookeeper://" + zookeeper.connectString(),
-                etcd.uri(""));
+        return servers.uris().stream();
     }
 
     /** The README's promise, as five separate JVMs started together on one backend. */

@@ -2,19 +2,15 @@ package example.modular;
 
 import io.distlock.LockClient;
 import io.distlock.Locks;
-import io.distlock.tck.fixtures.EtcdCluster;
+import io.distlock.tck.fixtures.EveryBackend;
 import io.distlock.tck.fixtures.Instances;
-import io.distlock.tck.fixtures.RedisServer;
-import io.distlock.tck.fixtures.ZooKeeperProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -32,40 +28,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ModulePathTest {
 
-    private static RedisServer redis;
-    private static final List<RedisServer> REDLOCK_NODES = new ArrayList<>();
-    private static ZooKeeperProcess zookeeper;
-    private static EtcdCluster etcd;
+    private static EveryBackend servers;
 
     @BeforeAll
-    static void startServers() throws IOException {
-        redis = RedisServer.start();
-        for (int i = 0; i < 3; i++) {
-            REDLOCK_NODES.add(RedisServer.start());
-        }
-        zookeeper = ZooKeeperProcess.start(System.getProperty("example.serverclasspath"));
-        etcd = EtcdCluster.single();
+    static void startServers() {
+        servers = EveryBackend.start(System.getProperty("example.serverclasspath"));
     }
 
     @AfterAll
     static void stopServers() {
-        if (etcd != null) {
-            etcd.close();
-        }
-        if (zookeeper != null) {
-            zookeeper.close();
-        }
-        REDLOCK_NODES.forEach(RedisServer::close);
-        if (redis != null) {
-            redis.close();
+        if (servers != null) {
+            servers.close();
         }
     }
 
     static Stream<String> uris() {
-        return Stream.of(redis.uri(),
-                "redlock://" + REDLOCK_NODES.stream().map(RedisServer::endpoint).collect(Collectors.joining(",")),
-                "zookeeper://" + zookeeper.connectString(),
-                etcd.uri(""));
+        return servers.uris().stream();
     }
 
     @Test
