@@ -73,13 +73,33 @@ class EtcdTckTest extends LockVerification {
         return Locks.connect(URI.create(cluster.uri(URI_PATH)), options());
     }
 
-    /** Each partitioned client reaches every member through a fault proxy of its own. */
+    /**
+     * Session lease TTL of the partitioned clients: it outlasts a partition of their operation
+     * timeout ({@link #PARTITIONED_TIMEOUT}) by a keep-alive period and more, so that a release made
+     * while cut off is what frees the lock after the heal (rule 4.9), not the server ending the session.
+     */
+    static final int PARTITIONED_SESSION_TTL_SECONDS = 6;
+    /**
+     * Connect and operation timeouts of the partitioned clients: no member fails over under them
+     * (their own links are what is cut), so they need not outlast an election; resends to another
+     * member still fit in (every {@code max(timeout / 4, 500 ms)}).
+     */
+    static final Duration PARTITIONED_TIMEOUT = Duration.ofSeconds(2);
+
+    /**
+     * Each partitioned client reaches every member through a fault proxy of its own, with a
+     * session of {@link #PARTITIONED_SESSION_TTL_SECONDS}: rule 4.16 cuts it off past that.
+     */
     @Override
     protected Optional<ClientPartition> clientPartition() {
+        LockOptions options = LockOptions.builder().connectTimeout(PARTITIONED_TIMEOUT).operationTimeout(PARTITIONED_TIMEOUT)
+                .build();
+        String path = PREFIX + "?sessionTtl=" + PARTITIONED_SESSION_TTL_SECONDS;
         // gRPC reconnects with a back-off of about a second; then a keep-alive must get through.
         return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(cluster.memberEndpoints(),
                 proxies -> Locks.connect(URI.create("etcd://" + proxies.stream().map(FaultProxy::endpoint)
-                        .collect(Collectors.joining(",")) + URI_PATH), options())), RIDE_THROUGH, Duration.ofMillis(2_500)));
+                        .collect(Collectors.joining(",")) + path), options)), PARTITIONED_TIMEOUT,
+                Duration.ofMillis(2_500), Duration.ofSeconds(PARTITIONED_SESSION_TTL_SECONDS)));
     }
 
     static String lockDir(String lockName) {

@@ -47,7 +47,21 @@ public interface ClientPartition {
     }
 
     /**
-     * The hook from its three parts, for a verification that needs no class of its own.
+     * How long the server keeps the session of such a client once it hears nothing from it (a
+     * ZooKeeper session timeout, an etcd session lease's TTL): when it ends, the server removes the
+     * client's locks by itself. Rule 4.16 cuts the client off at least this long, so that a session
+     * store's lost session is what it shows; rule 4.9 needs it to outlast a partition of the
+     * operation timeout, or the server frees the lock before the release it tests is carried out
+     * (choose the clients' session and operation timeout so that it does).
+     *
+     * @return the session timeout; zero (the default) for a backend without client sessions
+     */
+    default Duration sessionTimeout() {
+        return Duration.ZERO;
+    }
+
+    /**
+     * The hook from its three parts, for a verification whose backend keeps no client session.
      *
      * @param open             opens a client on links of its own ({@link #open()})
      * @param operationTimeout those clients' operation timeout ({@link #operationTimeout()})
@@ -57,10 +71,26 @@ public interface ClientPartition {
      * @throws IllegalArgumentException if a duration is negative
      */
     static ClientPartition of(Supplier<PartitionedClient> open, Duration operationTimeout, Duration reconnect) {
+        return of(open, operationTimeout, reconnect, Duration.ZERO);
+    }
+
+    /**
+     * The hook from its four parts, for a verification whose backend keeps a session per client.
+     *
+     * @param open             opens a client on links of its own ({@link #open()})
+     * @param operationTimeout those clients' operation timeout ({@link #operationTimeout()})
+     * @param reconnect        how long they need to be connected again after a heal ({@link #reconnect()})
+     * @param sessionTimeout   how long the server keeps their session once it hears nothing ({@link #sessionTimeout()})
+     * @return the hook
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalArgumentException if a duration is negative
+     */
+    static ClientPartition of(Supplier<PartitionedClient> open, Duration operationTimeout, Duration reconnect,
+                              Duration sessionTimeout) {
         Objects.requireNonNull(open, "open");
-        if (operationTimeout.isNegative() || reconnect.isNegative()) {
+        if (operationTimeout.isNegative() || reconnect.isNegative() || sessionTimeout.isNegative()) {
             throw new IllegalArgumentException("durations must not be negative: operationTimeout=" + operationTimeout
-                    + ", reconnect=" + reconnect);
+                    + ", reconnect=" + reconnect + ", sessionTimeout=" + sessionTimeout);
         }
         return new ClientPartition() {
             @Override
@@ -76,6 +106,11 @@ public interface ClientPartition {
             @Override
             public Duration reconnect() {
                 return reconnect;
+            }
+
+            @Override
+            public Duration sessionTimeout() {
+                return sessionTimeout;
             }
         };
     }

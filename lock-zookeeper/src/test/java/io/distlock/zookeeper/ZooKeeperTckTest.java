@@ -92,7 +92,8 @@ class ZooKeeperTckTest extends LockVerification {
     protected Optional<ClientPartition> clientPartition() {
         return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(ensemble.serverEndpoints(),
                 proxies -> Locks.connect(URI.create("zookeeper://" + proxies.stream().map(FaultProxy::endpoint)
-                        .collect(Collectors.joining(",")) + URI_PATH), options())), RIDE_THROUGH, RECONNECT));
+                        .collect(Collectors.joining(",")) + URI_PATH), options())), RIDE_THROUGH, RECONNECT,
+                Duration.ofMillis(ZkServers.SESSION_TIMEOUT_MILLIS)));
     }
 
     /** A lock node stays until it is deleted: while the lock's first node exists, it is held. */
