@@ -6,11 +6,13 @@ import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.spi.LockNames;
 import io.distlock.tck.ClientPartition;
+import io.distlock.tck.ClockJump;
 import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.NodeFaults;
 import io.distlock.tck.PartitionedClient;
+import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.FaultProxy;
@@ -199,5 +201,19 @@ class EtcdTckTest extends LockVerification {
             next.release();
             assertThat(probe.heldFor(name)).isEmpty();
         }
+    }
+
+    /** Rule 4.4 does not apply, and the verdict says why. */
+    @Override
+    protected Optional<ClockJump> clockJump() {
+        return Optional.of(ClockJump.impossible("etcd's lessor expires leases by Go's monotonic clock reading: a"
+                + " wall-clock jump moves no expiry"));
+    }
+
+    /** Rule 4.5 does not apply, and the verdict says why. */
+    @Override
+    protected Optional<ReplicaFailover> replicaFailover() {
+        return Optional.of(ReplicaFailover.impossible("an etcd write is acknowledged only once a Raft quorum has it, and"
+                + " a new leader has every acknowledged write: no member it can fail over to lags (rule 4.2 stops the leader mid-hold)"));
     }
 }

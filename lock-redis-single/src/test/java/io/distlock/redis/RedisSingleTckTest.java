@@ -5,13 +5,16 @@ import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.redis.internal.LockScripts;
 import io.distlock.tck.ClientPartition;
+import io.distlock.tck.ClockJump;
 import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
+import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.RedisReplicaSet;
 import io.distlock.tck.fixtures.RedisServer;
 
 import java.net.URI;
@@ -22,10 +25,16 @@ import java.util.Optional;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-/** The TCK against one real {@code redis-server} on a free loopback port. */
+/**
+ * The TCK against one real {@code redis-server} on a free loopback port; for rule 4.5 (failover),
+ * also against a Sentinel-managed primary with two replicas ({@link RedisReplicaSet}, started for
+ * that rule only), which a {@code redis://} client reaches at its primary's address: what users of
+ * a single Redis with replicas for high availability run.
+ */
 class RedisSingleTckTest extends LockVerification {
 
     private static RedisServer redis;
+    private static RedisReplicaSet replicated;
 
     @BeforeAll
     static void startServer() {
@@ -35,6 +44,24 @@ class RedisSingleTckTest extends LockVerification {
     @AfterAll
     static void stopServer() {
         redis.close();
+        if (replicated != null) {
+            replicated.close();
+        }
+    }
+
+    /** The server's clock jumps: every TTL ends that much earlier ({@link RedisServer#shiftClock}). */
+    @Override
+    protected Optional<ClockJump> clockJump() {
+        return Optional.of(ClockJump.of(1, (node, delta) -> redis.shiftClock(delta)));
+    }
+
+    /** A client made after a failover connects to the new primary, as one behind a virtual address would. */
+    @Override
+    protected Optional<ReplicaFailover> replicaFailover() {
+        if (replicated == null) {
+            replicated = RedisReplicaSet.start(2, 3);
+        }
+        return Optional.of(replicated.replicaFailover(() -> Locks.connect("redis://" + replicated.primaryEndpoint())));
     }
 
     @Override

@@ -4,10 +4,12 @@ import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.tck.ClientPartition;
+import io.distlock.tck.ClockJump;
 import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.NodeFaults;
+import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.FaultProxy;
@@ -152,6 +154,19 @@ class RedlockTckTest extends LockVerification {
                     .map(held -> held.stream().sorted(Comparator.reverseOrder()).toList().get(quorum - 1))
                     .findFirst();
         });
+    }
+
+    /** Rule 4.4: one node's clock jumps (the rule jumps node 0: a minority); its TTLs end that much earlier. */
+    @Override
+    protected Optional<ClockJump> clockJump() {
+        return Optional.of(ClockJump.of(nodes.size(), (node, delta) -> nodes.server(node).shiftClock(delta)));
+    }
+
+    /** Rule 4.5 does not apply: Redlock's nodes are independent primaries. */
+    @Override
+    protected Optional<ReplicaFailover> replicaFailover() {
+        return Optional.of(ReplicaFailover.impossible("Redlock's nodes are independent primaries: none replicates"
+                + " another, so no failover can promote a lagging copy (a node that loses its locks is rules 4.2 and 4.3)"));
     }
 
     /** Rule 4.15: one node is killed and comes back empty (the same node as the node faults' restart). */

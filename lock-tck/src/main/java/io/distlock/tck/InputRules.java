@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * shows a password. The last link of the chain before {@link LockVerification} (see
  * {@link VerificationSupport}).
  */
-abstract class InputRules extends PartitionRules {
+abstract class InputRules extends ServerFaultRules {
 
     /** Rule 5.1 (see SPEC.md). */
     @Test

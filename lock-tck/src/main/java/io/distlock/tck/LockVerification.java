@@ -35,7 +35,7 @@ import java.util.UUID;
  *         return Optional.of(() -> FaultProxy.partitionedClient(List.of(server.endpoint()),
  *                 proxies -> Locks.connect("redis://" + proxies.get(0).endpoint())));
  *     }
- *     // ... leaseRevocation(), lockProbe(), serverRestart(): see their Javadoc
+ *     // ... leaseRevocation(), lockProbe(), serverRestart(), clockJump(), replicaFailover(): see their Javadoc
  * }
  * }</pre>
  *
@@ -157,6 +157,30 @@ public abstract class LockVerification extends InputRules {
      */
     @Override
     protected Optional<ServerRestart> serverRestart() {
+        return Optional.empty();
+    }
+
+    /**
+     * The hook that makes one server's clock jump forward (rule 4.4). Every server keeps time, so
+     * every backend supplies it: a real jump as its servers would feel it, or
+     * {@link ClockJump#impossible(String)} for servers that expire leases by a monotonic clock.
+     *
+     * @return the hook; empty fails rule 4.4
+     */
+    @Override
+    protected Optional<ClockJump> clockJump() {
+        return Optional.empty();
+    }
+
+    /**
+     * The hook that fails a primary over to one of its replicas (rule 4.5). Every backend supplies
+     * it: a real failover for a deployment with asynchronous replicas, or
+     * {@link ReplicaFailover#impossible(String)} for one without (independent nodes, a consensus store).
+     *
+     * @return the hook; empty fails rule 4.5
+     */
+    @Override
+    protected Optional<ReplicaFailover> replicaFailover() {
         return Optional.empty();
     }
 

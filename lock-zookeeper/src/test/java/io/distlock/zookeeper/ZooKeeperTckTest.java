@@ -1,18 +1,20 @@
 package io.distlock.zookeeper;
 
+import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.tck.ClientPartition;
+import io.distlock.tck.ClockJump;
 import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.NodeFaults;
 import io.distlock.tck.PartitionedClient;
+import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
-import io.distlock.Lease;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -206,5 +208,20 @@ class ZooKeeperTckTest extends LockVerification {
     @Override
     protected Optional<LeaseRevocation> leaseRevocation() {
         return Optional.of((holder, lockName) -> operator.deleteHolderNode(CHROOT, lockName));
+    }
+
+    /** Rule 4.4 does not apply, and the verdict says why. */
+    @Override
+    protected Optional<ClockJump> clockJump() {
+        return Optional.of(ClockJump.impossible("ZooKeeper expires sessions by a monotonic clock (its session tracker"
+                + " counts System.nanoTime() ticks): a wall-clock jump moves no expiry"));
+    }
+
+    /** Rule 4.5 does not apply, and the verdict says why. */
+    @Override
+    protected Optional<ReplicaFailover> replicaFailover() {
+        return Optional.of(ReplicaFailover.impossible("a ZooKeeper write is acknowledged only once a quorum has logged"
+                + " it, and a new leader has every acknowledged write: no replica it can fail over to lags (rule 4.2 stops the leader"
+                + " mid-hold)"));
     }
 }

@@ -54,7 +54,9 @@ class BrokenBackendsTest {
                 Arguments.of(BrokenVerifications.LateWriteWins.class, "required_4_14_interruptedInFlightLeavesNothingHeld", "left the lock held"),
                 Arguments.of(BrokenVerifications.FenceResetsOnRestart.class, "required_4_15_fencesSurviveRestart", "restarted empty and handed out"),
                 Arguments.of(BrokenVerifications.NeverRestored.class, "required_4_16_servesAgainAfterALongPartition", "could not acquire a free lock"),
-                Arguments.of(BrokenVerifications.LateCopyAfterRelease.class, "required_4_17_lateCopiesOfReleasedRequestsTakeNothing", "a late copy of A's acquire took it"));
+                Arguments.of(BrokenVerifications.LateCopyAfterRelease.class, "required_4_17_lateCopiesOfReleasedRequestsTakeNothing", "a late copy of A's acquire took it"),
+                Arguments.of(BrokenVerifications.WallClockExpiry.class, "required_4_4_clockJump", "the server let A's lock expire early"),
+                Arguments.of(BrokenVerifications.AsyncReplication.class, "required_4_5_primaryFailover", "after a failover B was granted"));
     }
 
     @ParameterizedTest(name = "{0} fails {1}")

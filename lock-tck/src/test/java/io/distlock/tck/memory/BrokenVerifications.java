@@ -135,6 +135,18 @@ final class BrokenVerifications {
         }
     }
 
+    static class WallClockExpiry extends OnScheme {
+        WallClockExpiry() {
+            super("broken-wall-clock");
+        }
+    }
+
+    static class AsyncReplication extends OnScheme {
+        AsyncReplication() {
+            super("broken-async-replication");
+        }
+    }
+
     /** Not broken: an honest efficiency lock, which passes with a finding for rule 4.1. */
     static class Efficiency extends OnScheme {
         Efficiency() {

@@ -44,5 +44,15 @@ enum Bug {
      * A client with several routes sends an acquire again past one that did not answer, and on
      * release forgets that the first copy may still land: it does, late, and takes the lock.
      */
-    LATE_COPY_AFTER_RELEASE
+    LATE_COPY_AFTER_RELEASE,
+    /**
+     * A CORRECTNESS server that expires grants by its wall clock (as Redis does): a clock that
+     * jumps forward ends them early, and another client is granted while the holder believes.
+     */
+    WALL_CLOCK_EXPIRY,
+    /**
+     * A CORRECTNESS server with asynchronous replicas: a grant is acknowledged before any replica
+     * has it, so a failover to a replica that lags forgets it.
+     */
+    ASYNC_REPLICATION
 }

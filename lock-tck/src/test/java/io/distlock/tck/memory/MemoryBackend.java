@@ -235,4 +235,20 @@ public class MemoryBackend implements LockBackend {
             super("broken-late-copy", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LATE_COPY_AFTER_RELEASE);
         }
     }
+
+    /** Broken: grants expire by the server's wall clock, so a forward jump ends them early. */
+    public static final class WallClockExpiry extends MemoryBackend {
+        /** Scheme {@code broken-wall-clock}. */
+        public WallClockExpiry() {
+            super("broken-wall-clock", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.WALL_CLOCK_EXPIRY);
+        }
+    }
+
+    /** Broken: a CORRECTNESS claim over asynchronous replicas, which a failover to a lagging one breaks. */
+    public static final class AsyncReplication extends MemoryBackend {
+        /** Scheme {@code broken-async-replication}. */
+        public AsyncReplication() {
+            super("broken-async-replication", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.ASYNC_REPLICATION);
+        }
+    }
 }

@@ -1,5 +1,6 @@
 package io.distlock.tck.memory;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.Watch;
 
@@ -30,6 +31,11 @@ import java.util.concurrent.TimeUnit;
  * collects the grant with its next attempt (or from the hand-off, if it never comes back: a ghost
  * request holds for one lease time). Every grant takes the next value of one counter: the fencing
  * token. Listeners are told of every change of a name, and of every expiry (by a timer).
+ *
+ * <p>It has two replicas, replicated synchronously: while one is cut off
+ * ({@link #cutReplication}), no grant can be acknowledged and an acquire gets no answer; a
+ * failover ({@link #promote}) then loses nothing. The asynchronous-replication defect acknowledges
+ * grants the replicas do not have, and a failover to a lagging one forgets them.
  *
  * <p>{@link Bug}s switch one deliberate defect on, for the TCK's self-test.
  */
@@ -87,6 +93,13 @@ final class MemoryServer {
     /** The engines of the connected clients, told when the "connection" is suspended and restored. */
     private final Set<DriverContext> connections = ConcurrentHashMap.newKeySet();
 
+    /**
+     * The replicas whose replication link is cut, by replica index, each with the lock table as it
+     * was when its link was cut (what it has); a replica not in the map is in step with this server.
+     * Guarded by this.
+     */
+    private final Map<Integer, Map<String, Deque<Entry>>> laggingReplicas = new HashMap<>();
+
     /** Batched renewals received ({@code extendAll} calls) and the leases they carried, for engine tests. */
     final AtomicLong renewalBatches = new AtomicLong();
     final AtomicLong renewedLeases = new AtomicLong();
@@ -103,6 +116,12 @@ final class MemoryServer {
         Answer answer;
         boolean changed;
         synchronized (this) {
+            if (!laggingReplicas.isEmpty() && bug != Bug.ASYNC_REPLICATION) {
+                // Synchronous replication: a grant is acknowledged once every replica has it, so
+                // with one cut off none can be; nothing is written, and the client cannot tell.
+                throw new BackendUnavailableException("memory-replicas", "memory server cannot confirm a grant of '" + name
+                        + "': replicas " + laggingReplicas.keySet() + " do not acknowledge", null);
+            }
             long now = System.nanoTime();
             changed = settle(name, now);
             Deque<Entry> queue = queues.computeIfAbsent(name, k -> new ArrayDeque<>());
@@ -299,6 +318,77 @@ final class MemoryServer {
         }
         revocationListeners.clear();
         listeners.keySet().forEach(this::fire);
+    }
+
+    /**
+     * The server's clock jumps forward by {@code delta}. The reference keeps time with
+     * {@link System#nanoTime()}, a monotonic clock that no jump moves, so nothing changes; the
+     * wall-clock defect ends every grant {@code delta} early.
+     */
+    void jumpClock(Duration delta) {
+        if (bug != Bug.WALL_CLOCK_EXPIRY) {
+            return;
+        }
+        List<String> changed = new ArrayList<>();
+        synchronized (this) {
+            long now = System.nanoTime();
+            for (Map.Entry<String, Deque<Entry>> queue : queues.entrySet()) {
+                Entry head = queue.getValue().peekFirst();
+                if (head != null && head.granted) {
+                    head.expiresAt -= delta.toNanos();
+                    changed.add(queue.getKey());
+                }
+            }
+            changed.forEach(name -> settle(name, now));
+        }
+        changed.forEach(this::fire);
+    }
+
+    /** Replica {@code replica} stops receiving this server's changes: it keeps the lock table of now. */
+    synchronized void cutReplication(int replica) {
+        laggingReplicas.computeIfAbsent(replica, r -> copy(queues));
+    }
+
+    /**
+     * Fails over to replica {@code replica}: this server now has the replica's lock table (what a
+     * lagging replica never received is gone, and nobody is told), and every replica follows it.
+     */
+    void promote(int replica) {
+        List<String> names;
+        synchronized (this) {
+            Map<String, Deque<Entry>> lagging = laggingReplicas.get(replica);
+            names = new ArrayList<>(queues.keySet());
+            if (lagging != null) {
+                queues.clear();
+                queues.putAll(copy(lagging));
+                names.addAll(queues.keySet());
+                names.forEach(name -> settle(name, System.nanoTime()));
+            }
+            laggingReplicas.clear();
+        }
+        names.forEach(this::fire);
+    }
+
+    /** Every cut replication link heals: the replicas catch up. */
+    synchronized void restoreReplication() {
+        laggingReplicas.clear();
+    }
+
+    private static Map<String, Deque<Entry>> copy(Map<String, Deque<Entry>> table) {
+        Map<String, Deque<Entry>> copy = new HashMap<>();
+        table.forEach((name, queue) -> {
+            Deque<Entry> entries = new ArrayDeque<>();
+            for (Entry entry : queue) {
+                Entry e = new Entry(entry.owner, entry.leaseNanos);
+                e.granted = entry.granted;
+                e.claimed = entry.claimed;
+                e.expiresAt = entry.expiresAt;
+                e.fence = entry.fence;
+                entries.addLast(e);
+            }
+            copy.put(name, entries);
+        });
+        return copy;
     }
 
     /** Runs {@code task} later on the server's timer (for drivers that model a slow path). */

@@ -3,10 +3,12 @@ package io.distlock.tck.memory;
 import io.distlock.LockClient;
 import io.distlock.Locks;
 import io.distlock.tck.ClientPartition;
+import io.distlock.tck.ClockJump;
 import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.PartitionedClient;
+import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.ServerRestart;
 
 import java.util.List;
@@ -85,5 +87,45 @@ abstract class MemoryVerification extends LockVerification {
     @Override
     protected Optional<ServerRestart> serverRestart() {
         return Optional.of(() -> server().restart());
+    }
+
+    /** The server's clock jumps; the reference's monotonic clock does not move (see {@code MemoryServer.jumpClock}). */
+    @Override
+    protected Optional<ClockJump> clockJump() {
+        return Optional.of(ClockJump.of(1, (node, delta) -> server().jumpClock(delta)));
+    }
+
+    /**
+     * The server's two replicas: synchronous for every backend but the asynchronous-replication
+     * defect (see {@code MemoryServer.cutReplication}).
+     */
+    @Override
+    protected Optional<ReplicaFailover> replicaFailover() {
+        return Optional.of(new ReplicaFailover() {
+            @Override
+            public LockClient connect() {
+                return newClient();
+            }
+
+            @Override
+            public int replicas() {
+                return 2;
+            }
+
+            @Override
+            public void cutReplication(int replica) {
+                server().cutReplication(replica);
+            }
+
+            @Override
+            public void promote(int replica) {
+                server().promote(replica);
+            }
+
+            @Override
+            public void restore() {
+                server().restoreReplication();
+            }
+        });
     }
 }
