@@ -131,6 +131,9 @@ public final class Bench {
                 if (!peers.redlock(scenarios)) {
                     log.println("redlock:// is not installed: no Redlock row (add lock-redlock to lock-bench's dependencies)");
                 }
+                if (!peers.redisWait(scenarios)) {
+                    log.println("redis-wait:// is not installed: no Redis + WAIT rows (add lock-redis-wait to lock-bench's dependencies)");
+                }
                 if (!peers.zookeeper(scenarios)) {
                     log.println("zookeeper:// is not installed: no ZooKeeper rows (add lock-zookeeper to lock-bench's dependencies)");
                 }

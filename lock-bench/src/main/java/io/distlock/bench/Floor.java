@@ -81,4 +81,46 @@ final class Floor {
             jedis.close();
         }
     }
+
+    /**
+     * The Redis + {@code WAIT} lock written by hand, as seed 004 describes it: {@code SET key token
+     * NX PX 10000}, {@code WAIT 1 1000} on the same connection (WAIT counts the acknowledgements of
+     * this connection's writes), then {@code EVALSHA} compare-and-delete: three round trips, one of
+     * them waiting for the replica. The floor of the {@code redis-wait://} row.
+     */
+    static final class PairWithWait extends LoopScenario {
+        static final String LABEL = "floor: raw SET NX PX + WAIT 1 + EVALSHA compare-and-delete (primary with 1 replica)";
+
+        private final Jedis jedis;
+        private final String sha;
+        private final SetParams nxPx = SetParams.setParams().nx().px(10_000);
+        private long token;
+
+        PairWithWait(String host, int port) {
+            super(LABEL);
+            this.jedis = connect(host, port);
+            this.sha = jedis.scriptLoad(COMPARE_AND_DELETE);
+        }
+
+        @Override
+        void op() {
+            String value = Long.toString(++token);
+            if (!"OK".equals(jedis.set("floor:wait", value, nxPx))) {
+                throw new IllegalStateException("floor:wait was held by someone else");
+            }
+            long acknowledged = jedis.waitReplicas(1, 1_000);
+            if (acknowledged < 1) {
+                throw new IllegalStateException("WAIT 1: no replica acknowledged the SET within 1 s");
+            }
+            Object deleted = jedis.evalsha(sha, List.of("floor:wait"), List.of(value));
+            if (!Long.valueOf(1).equals(deleted)) {
+                throw new IllegalStateException("compare-and-delete of floor:wait answered " + deleted);
+            }
+        }
+
+        @Override
+        public void close() {
+            jedis.close();
+        }
+    }
 }

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.StringJoiner;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Rows of the backends that arrive as plugin modules, each beside its peer on servers of its own.
@@ -19,6 +20,8 @@ import java.util.StringJoiner;
 final class Peers implements AutoCloseable {
 
     static final String REDLOCK = "Redlock N=5 tryAcquire+release (no fence)";
+    static final String REDIS_WAIT = "distlock Redis + WAIT (1 replica) tryAcquire+release";
+    static final String REDIS_WAIT_SINGLE = "distlock single Redis tryAcquire+release on that primary (no WAIT)";
 
     private final List<AutoCloseable> servers = new ArrayList<>();
     private final List<RedisServer> redisNodes = new ArrayList<>();
@@ -57,6 +60,39 @@ final class Peers implements AutoCloseable {
         // A generous per-node timeout (default 50 ms): this measures latency, not how a loaded
         // 2-core machine's stalls count against the quorum.
         into.add(new DistlockUncontended(REDLOCK, nodes + "?nodeTimeout=1000", "redlock-uncontended", false));
+        return true;
+    }
+
+    /**
+     * distlock's Redis + {@code WAIT} backend on a primary with one replica of its own (two
+     * {@code redis-server} processes, replicating over loopback), beside the floor written by hand
+     * ({@link Floor.PairWithWait}) and single Redis on the same primary (the issue's target: at most
+     * 1.10× that floor).
+     *
+     * @return false if {@code redis-wait://} is not installed
+     */
+    boolean redisWait(List<Scenario> into) {
+        if (!installed("redis-wait")) {
+            return false;
+        }
+        RedisServer primary = RedisServer.start();
+        RedisServer replica = RedisServer.start();
+        for (RedisServer server : List.of(primary, replica)) {
+            servers.add(server);
+            redisNodes.add(server);
+        }
+        replica.call("REPLICAOF", primary.host(), Integer.toString(primary.port()));
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!String.valueOf(replica.call("INFO", "replication")).contains("master_link_status:up")) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new IllegalStateException("the bench's replica did not sync with its primary within 30 s");
+            }
+            LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+        }
+        into.add(new Floor.PairWithWait(primary.host(), primary.port()));
+        into.add(new DistlockUncontended(REDIS_WAIT_SINGLE, primary.uri(), "redis-wait-single-uncontended", false));
+        into.add(new DistlockUncontended(REDIS_WAIT, "redis-wait://" + primary.endpoint() + "?replicas=1&waitTimeout=1000",
+                "redis-wait-uncontended", false));
         return true;
     }
 

@@ -41,6 +41,13 @@ final class Targets {
             lines.add("  context: the raw pair fanned out to 5 nodes (no library) is " + f(fanOut) + "× the pair; Redlock is "
                     + f(redlock / fanOut) + "× that floor");
         }
+        if (!report.row(Peers.REDIS_WAIT).isEmpty()) {
+            double wait = median(report.ratios(Peers.REDIS_WAIT, Floor.PairWithWait.LABEL, false));
+            lines.add(line(wait <= 1.10, "Redis + WAIT (1 replica) p50 " + f(wait) + "× the raw SET NX PX + WAIT 1 +"
+                    + " compare-and-delete (target ≤ 1.10×)"));
+            lines.add("  context: single Redis on the same primary, without WAIT, is "
+                    + f(median(report.ratios(Peers.REDIS_WAIT_SINGLE, Floor.PairWithWait.LABEL, false))) + "× that floor");
+        }
         for (String where : List.of("", ZooKeeperPeers.OWN_PROCESS)) {
             if (!report.row(ZooKeeperPeers.DISTLOCK + where).isEmpty()) {
                 double zk = median(report.ratios(ZooKeeperPeers.DISTLOCK + where, false));
