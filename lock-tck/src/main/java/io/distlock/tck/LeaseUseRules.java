@@ -37,7 +37,14 @@ abstract class LeaseUseRules extends SafetyRules {
         LockClient a = rig.client();
         LockClient c = rig.client();
         Lease stale = rig.acquireNow(a, env().shortLease());
+        long acquired = System.nanoTime();
         rig.awaitInvalid(stale, "A's first");
+        // And until its whole lease time has passed since the acquire returned: by then the server
+        // let it go as well (validity ends a drift allowance earlier), so A's next acquire makes a
+        // new lock instead of being handed the old one back (which a server keyed by client and
+        // name would do, and then the rule could miss the bug by a few milliseconds).
+        env().awaitUntil(msg("waiting for A's first lease time to pass"), env().defaultTimeout(),
+                () -> System.nanoTime() - acquired > env().shortLease().toNanos());
         Lease fresh = rig.acquireWithin(a, env().longLease(), env().defaultTimeout(),
                 "A could not acquire the lock again after its first lease expired");
 
