@@ -165,8 +165,11 @@ public final class RedisLockDriver implements LockDriver {
     /**
      * Rounds up to whole milliseconds: the server then holds the lock at least as long as the
      * engine counts on it, never shorter.
+     *
+     * @param leaseTime a lease time
+     * @return it in whole milliseconds, rounded up, at least 1
      */
-    static long millis(Duration leaseTime) {
+    public static long millis(Duration leaseTime) {
         long millis = leaseTime.toMillis();
         return leaseTime.minusMillis(millis).isZero() ? Math.max(1, millis) : millis + 1;
     }
