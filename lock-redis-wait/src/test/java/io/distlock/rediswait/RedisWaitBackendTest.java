@@ -209,6 +209,19 @@ class RedisWaitBackendTest {
         }
     }
 
+    @Test
+    @Order(8)
+    void theSentinelFormUsesTheUrisDatabaseOnTheDataNodes() {
+        String uri = "redis-wait://" + String.join(",", redis.sentinelEndpoints()) + "/3?master=" + RedisReplicaSet.MASTER_NAME;
+        try (LockClient client = Locks.connect(uri)) {
+            Lease lease = client.lock("in-db-3").tryAcquire(LEASE).orElseThrow();
+            String existsIn = "redis.call('SELECT', ARGV[1]) return redis.call('EXISTS', KEYS[1])";
+            assertThat(redis.call(primary(), "EVAL", existsIn, "1", key("in-db-3"), "3")).isEqualTo(1L);
+            assertThat(redis.call(primary(), "EVAL", existsIn, "1", key("in-db-3"), "0")).isEqualTo(0L);
+            lease.release();
+        }
+    }
+
     // ---- bad input ----------------------------------------------------------------------------
 
     @Test

@@ -233,7 +233,8 @@ final class SentinelPrimary implements Primary {
         try {
             node = RedisNode.connect(settings.dataNode().withAddress(address.host(), address.port()),
                     options.connectTimeout(), options.operationTimeout(), settings.poolSize());
-            PrimaryCheck check = PrimaryCheck.ask(node, until);
+            // The connect may have used up the deadline: a node that answered it gets one reply's time to say what it is.
+            PrimaryCheck check = PrimaryCheck.ask(node, System.nanoTime() + options.operationTimeout().toNanos());
             if (check.isPrimary()) {
                 keep = true;
                 return new Target(node, new RedisLockDriver(node, lateWrites), check);
