@@ -222,6 +222,22 @@ class RedisWaitBackendTest {
         }
     }
 
+    @Test
+    @Order(9)
+    void closingAClientEndsItsSentinelFollowerAndSubscriptions() {
+        LockClient client = Locks.connect(viaSentinel(""));
+        client.lock("closing").tryAcquire(LEASE).orElseThrow();
+        assertThat(threadsNamed("distlock-redis-wait-sentinel-")).isPositive();
+        client.close();
+        await().atMost(PATIENCE).until(() -> threadsNamed("distlock-redis-wait-sentinel-") == 0
+                && threadsNamed("distlock-redis-pubsub-") == 0);
+        assertThat(redis.call(primary(), "EXISTS", key("closing"))).as("released on close").isEqualTo(0L);
+    }
+
+    private static long threadsNamed(String prefix) {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.isAlive() && t.getName().startsWith(prefix)).count();
+    }
+
     // ---- bad input ----------------------------------------------------------------------------
 
     @Test
