@@ -8,12 +8,19 @@ import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.redis.internal.LockScripts;
+import io.distlock.rediswait.internal.RedisWaitDriver;
+import io.distlock.rediswait.internal.RedisWaitSettings;
+import io.distlock.spi.ExtendOutcome;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockRequest;
+import io.distlock.spi.Renewal;
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.RedisReplicaSet;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -361,6 +368,26 @@ class RedisWaitBackendTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Sentinel").hasMessageContaining("?master=");
         assertThatThrownBy(() -> Locks.connect("redis-wait://alice:" + SECRET + "@" + redis.primaryEndpoint()))
                 .isInstanceOf(LockException.class).hasMessageNotContaining(SECRET);
+    }
+
+    @Test
+    @Order(17)
+    void renewalsOfManyLeasesShareOnePipelineAndOneWait() {
+        try (RedisWaitDriver driver = RedisWaitDriver.connect(RedisWaitSettings.parse(java.net.URI.create(fixed("?replicas=2"))),
+                LockOptions.defaults())) {
+            List<Grant> grants = new java.util.ArrayList<>();
+            for (int i = 0; i < 3; i++) {
+                LockRequest request = new LockRequest("batch-" + i, "owner-" + i, LEASE);
+                grants.add(driver.tryAcquire(request).grant());
+            }
+            Grant stranger = new Grant(new LockRequest("batch-1", "not-the-owner", LEASE), OptionalLong.empty(), null);
+            long waitsBefore = waitCalls();
+            List<ExtendOutcome> outcomes = driver.extendAll(List.of(new Renewal(grants.get(0), LEASE.multipliedBy(2)),
+                    new Renewal(stranger, LEASE.multipliedBy(2)), new Renewal(grants.get(2), LEASE.multipliedBy(2))));
+            assertThat(outcomes).containsExactly(ExtendOutcome.extended(), ExtendOutcome.lost(), ExtendOutcome.extended());
+            assertThat(waitCalls() - waitsBefore).as("one WAIT for the whole batch").isEqualTo(1);
+            assertThat(driver.releaseAll(grants)).isEmpty();
+        }
     }
 
     // ---- following the primary through Sentinel (these move it: last) --------------------------
