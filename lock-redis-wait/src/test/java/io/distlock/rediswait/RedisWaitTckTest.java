@@ -24,7 +24,7 @@ import org.junit.jupiter.api.BeforeAll;
 /**
  * The TCK against a Sentinel-managed primary with two replicas and three Sentinels, real
  * {@code redis-server} processes behind fault proxies ({@link RedisReplicaSet}). Clients find the
- * primary through the Sentinels, with the defaults ({@code replicas=1}, {@code waitTimeout=50});
+ * primary through the Sentinels, with the defaults ({@code replicas=1}, {@code waitTimeout=50} × the TCK's timeout factor);
  * a partitioned client names the primary itself, through proxies of its own. Nothing here moves the
  * primary: rules 4.4 (clock jump) and 4.5 (failover) come with their hooks.
  */
@@ -54,9 +54,16 @@ class RedisWaitTckTest extends LockVerification {
                 + RedisReplicaSet.MASTER_NAME + query;
     }
 
+    /**
+     * {@code WAIT}'s bound: the 50 ms default, scaled like every TCK timing (on a loaded machine the
+     * replicas' acknowledgements come late, as everything else does; it must stay below the 100 ms
+     * contention lease, which is scaled by the same factor).
+     */
+    private static final Duration WAIT_TIMEOUT = scaled(Duration.ofMillis(50));
+
     @Override
     protected LockClient newClient() {
-        return Locks.connect(sentinelUri("", ""));
+        return Locks.connect(sentinelUri("", "&waitTimeout=" + WAIT_TIMEOUT.toMillis()));
     }
 
     @Override
@@ -100,14 +107,15 @@ class RedisWaitTckTest extends LockVerification {
     /**
      * Rules 4.9–4.12, 4.14 and 4.16: each client names the primary (the fixed form) through a fault
      * proxy of its own, in front of the primary's client proxy. A reply that carries a {@code WAIT}
-     * may take the operation timeout plus {@code waitTimeout} (50 ms): that is these clients'
-     * operation timeout as the rules count it.
+     * may take the operation timeout plus {@code waitTimeout}: that is these clients' operation
+     * timeout as the rules count it.
      */
     @Override
     protected Optional<ClientPartition> clientPartition() {
         return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(List.of(primaryEndpoint),
-                        proxies -> Locks.connect(URI.create("redis-wait://" + proxies.get(0).endpoint()), PARTITIONED)),
-                PARTITIONED.operationTimeout().plusMillis(50), Duration.ZERO));
+                        proxies -> Locks.connect(URI.create("redis-wait://" + proxies.get(0).endpoint() + "?waitTimeout="
+                                + WAIT_TIMEOUT.toMillis()), PARTITIONED)),
+                PARTITIONED.operationTimeout().plus(WAIT_TIMEOUT), Duration.ZERO));
     }
 
     /** Rule 1.10: the lock key's PTTL on the primary ({@code -1}, no expiry: held until released). */
