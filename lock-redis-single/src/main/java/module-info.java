@@ -11,7 +11,7 @@ module io.distlock.redis {
     requires org.apache.commons.pool2;
     requires org.slf4j;
 
-    exports io.distlock.redis.internal to io.distlock.redlock;
+    exports io.distlock.redis.internal to io.distlock.redlock, io.distlock.rediswait;
 
     provides io.distlock.spi.LockBackend with io.distlock.redis.RedisLockBackend;
 }

@@ -34,12 +34,12 @@ public final class Discovery {
     static final Map<String, String> PUBLISHED_ARTIFACTS = Map.of(
             "redis", "io.distlock:lock-redis-single",
             "redlock", "io.distlock:lock-redlock",
+            "redis-wait", "io.distlock:lock-redis-wait",
             "zookeeper", "io.distlock:lock-zookeeper",
             "etcd", "io.distlock:lock-etcd");
 
     /** Schemes distlock plans to serve, whose artifacts this version does not publish (advising them would break a build). */
     static final Map<String, String> PLANNED_BACKENDS = Map.of(
-            "redis-wait", "Redis + WAIT",
             "tair", "Tair");
 
     private Discovery() {

@@ -314,12 +314,24 @@ public final class PendingReply {
      * again in one pipeline, each script's first call as {@code EVAL} — which runs it and puts it
      * back into the server's cache — and the rest as {@code EVALSHA}, which the server runs after
      * that {@code EVAL}. A batch of 10,000 renewals costs one more round trip, not 10,000.
+     *
+     * <p>A {@code WAIT} pipelined after the first of them is sent again too, after them, and its
+     * new reply replaces the first: {@code WAIT} counts the replicas that acknowledged the writes
+     * this connection sent <em>before</em> it, and the first one ran before the scripts that are
+     * only now written. Its first reply would confirm a replication that never included them.
      */
     private void resendUnknownScripts(List<Integer> indexes, List<Object> values) {
+        List<Integer> resent = new ArrayList<>(indexes);
+        for (int i = indexes.get(0) + 1; i < calls.size(); i++) {
+            if (calls.get(i) instanceof CommandCall command && command.command().equals("WAIT")) {
+                resent.add(i);
+            }
+        }
         List<RedisScript> reloaded = new ArrayList<>(1);
-        for (int i : indexes) {
-            ScriptCall call = (ScriptCall) calls.get(i); // only a script can be unknown to the server
-            if (reloaded.contains(call.script())) {
+        for (int i : resent) {
+            if (!(calls.get(i) instanceof ScriptCall call)) {
+                connection.sendCommand(batch.encoded[i]); // a WAIT, after the scripts
+            } else if (reloaded.contains(call.script())) {
                 connection.sendCommand(batch.encoded[i]);
             } else {
                 connection.sendCommand(Protocol.Command.EVAL, arguments(call.script().source(), call));
@@ -327,7 +339,7 @@ public final class PendingReply {
             }
         }
         connection.flushNow();
-        for (int i : indexes) {
+        for (int i : resent) {
             try {
                 values.set(i, connection.getOne());
             } catch (JedisDataException e) {

@@ -70,6 +70,20 @@ public final class RedisEndpoint {
     }
 
     /**
+     * The same credentials, database and options at another address: for a server whose address
+     * is learned at run time, such as the primary a Sentinel reports.
+     *
+     * @param host host name or address, not blank
+     * @param port 1..65535
+     * @return the endpoint at {@code host:port}
+     * @throws IllegalArgumentException if the host is blank or the port out of range
+     */
+    public RedisEndpoint withAddress(String host, int port) {
+        RedisEndpoint checked = of(host, port, null, null, 0); // the same checks as of(), no secret involved
+        return new RedisEndpoint(checked.host, checked.port, user, password, database, options);
+    }
+
+    /**
      * Parses {@code redis://[user:password@]host[:port][/db][?option=value&...]}.
      *
      * @param uri     the connection URI (its scheme is not checked: the caller was chosen by it)
@@ -276,9 +290,9 @@ public final class RedisEndpoint {
 
     /**
      * @param uri a connection URI
-     * @return the URI with its user info and query values replaced by {@code ***}
+     * @return the URI with its user info and query values replaced by {@code ***}: fit for a message
      */
-    static String redacted(URI uri) {
+    public static String redacted(URI uri) {
         StringBuilder out = new StringBuilder();
         if (uri.getScheme() != null) {
             out.append(uri.getScheme()).append(':');

@@ -46,8 +46,9 @@ public enum RedisFailure {
 
     /**
      * The server is up but not serving now: it runs a long script ({@code BUSY}), is loading its
-     * data ({@code LOADING}), or became a replica ({@code READONLY}, {@code MASTERDOWN}). The
-     * command was not run.
+     * data ({@code LOADING}), became a replica ({@code READONLY}, {@code MASTERDOWN}), or is a
+     * primary with fewer good replicas than its {@code min-replicas-to-write} ({@code NOREPLICAS}).
+     * The command was not run.
      */
     SERVER_UNAVAILABLE(true),
 
@@ -138,7 +139,7 @@ public enum RedisFailure {
         if (reply != null) {
             return switch (errorCode(reply)) {
                 case "NOSCRIPT" -> NO_SCRIPT; // a pipelined reply Jedis did not type
-                case "LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN" -> SERVER_UNAVAILABLE;
+                case "LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN", "NOREPLICAS" -> SERVER_UNAVAILABLE;
                 default -> SERVER_ERROR;
             };
         }

@@ -31,8 +31,20 @@ public final class RedisLockDriver implements LockDriver {
      * @param node the connected node; closed with this driver
      */
     public RedisLockDriver(RedisNode node) {
+        this(node, new LateWrites(node.operationTimeout()));
+    }
+
+    /**
+     * For a backend that moves from server to server (a primary followed across failovers): each
+     * server's driver shares the one record of requests whose writes may still land, so that a
+     * request that met an unknown outcome on one is still withdrawn with its marker on the next.
+     *
+     * @param node       the connected node; closed with this driver
+     * @param lateWrites the requests whose writes may still land, shared
+     */
+    public RedisLockDriver(RedisNode node, LateWrites lateWrites) {
         this.node = node;
-        this.lateWrites = new LateWrites(node.operationTimeout());
+        this.lateWrites = lateWrites;
     }
 
     @Override
@@ -153,8 +165,11 @@ public final class RedisLockDriver implements LockDriver {
     /**
      * Rounds up to whole milliseconds: the server then holds the lock at least as long as the
      * engine counts on it, never shorter.
+     *
+     * @param leaseTime a lease time
+     * @return it in whole milliseconds, rounded up, at least 1
      */
-    static long millis(Duration leaseTime) {
+    public static long millis(Duration leaseTime) {
         long millis = leaseTime.toMillis();
         return leaseTime.minusMillis(millis).isZero() ? Math.max(1, millis) : millis + 1;
     }

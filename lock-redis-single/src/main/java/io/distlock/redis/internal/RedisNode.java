@@ -24,7 +24,7 @@ import redis.clients.jedis.exceptions.JedisException;
 /**
  * The per-node lock primitive: one Redis server, a small connection pool, the lock scripts and
  * release notifications. It knows nothing of quorums or waiting; the single-Redis driver uses one
- * node, Redlock N of them, Redis+WAIT adds a {@code WAIT} through {@link #withConnection}.
+ * node, Redlock N of them, Redis+WAIT pipelines a {@code WAIT} after its scripts ({@link #send}).
  *
  * <p><b>Failures</b>, in every method: {@link BackendUnavailableException} (naming
  * {@code host:port}) when the server cannot be reached or does not answer within the timeouts;
@@ -441,6 +441,22 @@ public final class RedisNode implements AutoCloseable {
      * @return the handle that stops the notifications
      */
     public Watch watch(String name, Runnable onChange) {
+        return subscribe(LockScripts.releaseChannel(name), onChange);
+    }
+
+    /**
+     * Calls {@code onMessage} on every message published on {@code channel} on this server, and
+     * once after the notification connection recovers from a drop (a message may have been missed
+     * meanwhile). The same shared subscriber connection and thread as {@link #watch}; for channels
+     * other than a lock's, such as a Sentinel's {@code +switch-master}. Returns at once; the watch's
+     * {@link Watch#active()} completes when the server has confirmed the subscription.
+     *
+     * @param channel   the channel
+     * @param onMessage cheap, non-blocking listener; it is not told the message
+     * @return the handle that stops the notifications
+     * @throws IllegalStateException if this node is closed
+     */
+    public Watch subscribe(String channel, Runnable onMessage) {
         RedisSubscriber s;
         synchronized (this) {
             checkOpen();
@@ -449,7 +465,7 @@ public final class RedisNode implements AutoCloseable {
             }
             s = subscriber;
         }
-        return s.watch(LockScripts.releaseChannel(name), onChange);
+        return s.watch(channel, onMessage);
     }
 
     /**

@@ -236,6 +236,14 @@ class RedisFailureTest {
     }
 
     @Test
+    void aPrimaryWithTooFewGoodReplicasRefusingWritesIsUnavailableNotARefusal() {
+        Jedis jedis = jedis(redis.port());
+        jedis.configSet("min-replicas-to-write", "1"); // and no replica: NOREPLICAS until one connects
+        RuntimeException e = thrown(() -> jedis.set("k", "v"));
+        assertThat(RedisFailure.of(e)).isEqualTo(RedisFailure.SERVER_UNAVAILABLE);
+    }
+
+    @Test
     void aClosedNodeIsClosed() {
         RedisNode node = RedisNode.open(RedisEndpoint.parse(URI.create(redis.uri()), RedisEndpoint.OPTIONS),
                 Duration.ofMillis(200), Duration.ofMillis(200), 1);

@@ -145,6 +145,21 @@ class RedisNodeTest {
     }
 
     @Test
+    void aWaitPipelinedAfterAScriptTheServerLostIsSentAgainAfterIt() {
+        driver.tryAcquire(request("waited", "t"));
+        node.runAll("warm up", List.of(RedisNode.extendCall("waited", "t", LEASE.toMillis()))); // the script was sent
+        redis.call("SCRIPT", "FLUSH"); // the next EVALSHA meets NOSCRIPT, after which WAIT has already run
+        long waitsBefore = commandCalls("wait");
+
+        List<Object> replies = node.runAll("extend and wait", List.of(RedisNode.extendCall("waited", "t", LEASE.toMillis()),
+                new PendingReply.CommandCall("WAIT", List.of("0", "0"))));
+
+        assertThat(replies).containsExactly(1L, 0L);
+        // The first WAIT ran before the script that was then sent again: it counted nothing of it.
+        assertThat(commandCalls("wait") - waitsBefore).as("WAIT sent again after the reloaded script").isEqualTo(2);
+    }
+
+    @Test
     void batchesAndSingleCallsShareTheConnectionsOfAPoolOfOne() {
         RedisNode single = RedisNode.connect(RedisEndpoint.parse(URI.create(redis.uri()), RedisEndpoint.OPTIONS),
                 Duration.ofSeconds(1), Duration.ofSeconds(1), 1);

@@ -1,0 +1,69 @@
+package io.distlock.rediswait.internal;
+
+import io.distlock.redis.internal.RedisLockDriver;
+import io.distlock.redis.internal.RedisNode;
+import io.distlock.spi.Watch;
+
+/**
+ * Where the primary is now: a fixed server ({@link FixedPrimary}), or the one the Sentinels report,
+ * followed across failovers ({@link SentinelPrimary}). Thread-safe.
+ */
+interface Primary extends AutoCloseable {
+
+    /**
+     * One primary server, as this client talks to it.
+     *
+     * @param node  its connection pool and scripts
+     * @param locks the single-Redis driver on it, for what needs no {@code WAIT}: release and
+     *              withdrawal (sharing the client's record of writes that may still land)
+     * @param check what it answered when it was chosen (its role and connected replicas)
+     */
+    record Target(RedisNode node, RedisLockDriver locks, PrimaryCheck check) {
+        @Override
+        public String toString() {
+            return node.endpoint().toString();
+        }
+    }
+
+    /**
+     * @return the primary to send to now
+     * @throws IllegalStateException if closed
+     */
+    Target current();
+
+    /**
+     * Reports that a call to {@code target} got no definite answer (a timeout, a refused or lost
+     * connection, a node that answered {@code READONLY}): it may have failed or been demoted. A
+     * primary found through Sentinel asks them again in the background; a fixed one does nothing.
+     *
+     * @param target the primary the call went to
+     */
+    void suspect(Target target);
+
+    /**
+     * @param target a primary returned by {@link #current()}
+     * @return true if this client no longer uses it (it followed a failover away from it): a call
+     *         that found it closed was cut short by the move, not by the client closing
+     */
+    default boolean retired(Target target) {
+        try {
+            return current() != target;
+        } catch (IllegalStateException closed) {
+            return false;
+        }
+    }
+
+    /**
+     * Release notifications for {@code name} on the primary, moved to the new primary after a
+     * failover (and called once then, as a release during the move may have been missed).
+     *
+     * @param name     the lock name
+     * @param onChange cheap, non-blocking listener
+     * @return the handle that stops them
+     */
+    Watch watch(String name, Runnable onChange);
+
+    /** Closes every connection: the primary's, and any to Sentinels. Idempotent. */
+    @Override
+    void close();
+}

@@ -1,0 +1,326 @@
+package io.distlock.rediswait.internal;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockOptions;
+import io.distlock.redis.internal.LateWrites;
+import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.internal.PendingReply;
+import io.distlock.redis.internal.PendingReply.CommandCall;
+import io.distlock.redis.internal.PendingReply.ScriptCall;
+import io.distlock.redis.internal.RedisLockDriver;
+import io.distlock.redis.internal.RedisNode;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.ExtendOutcome;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockRequest;
+import io.distlock.spi.Renewal;
+import io.distlock.spi.Watch;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+
+/**
+ * The Redis + {@code WAIT} {@link LockDriver}: the single-Redis lock ({@link LockScripts}) on a
+ * primary, where a grant or an extension counts only once {@code WAIT replicas waitTimeout}, sent
+ * on the same connection right behind it, says that many replicas acknowledged it.
+ *
+ * <p><b>One round trip.</b> The script and the {@code WAIT} are pipelined ({@link RedisNode#send}):
+ * {@code WAIT} counts the acknowledgements of the writes its own connection sent before it, so the
+ * two must share a connection, and pipelining them costs the uncontended acquire one round trip,
+ * as on a single server, plus the replicas' acknowledgement. The reply is awaited up to the
+ * operation timeout plus {@code waitTimeout} (the server holds {@code WAIT}'s reply that long).
+ *
+ * <p><b>Fewer acknowledgements than {@code replicas}</b> mean the write is on the primary but may
+ * not survive its failover: the outcome is unknown. A grant is then withdrawn at once by owner
+ * token (compare-and-delete, which also wakes waiters) and reported unknown, so a single attempt
+ * throws {@link BackendUnavailableException} and a waiting acquire tries again with the same
+ * request; the request is recorded as one whose write may still land ({@link LateWrites}), so
+ * however it ends, its removal leaves the abandoned marker. An extension is reported unknown,
+ * never lost (the key may still be ours): the engine keeps the validity the last confirmed
+ * extension gave and retries a renewal until then.
+ *
+ * <p><b>Validity</b> is the engine's: counted from the moment the attempt (or extension) was sent,
+ * so the time {@code WAIT} took is already spent. <b>Release</b> sends no {@code WAIT}: a release
+ * that reaches a replica late never lets two clients hold the lock, it only keeps it taken a little
+ * longer on a replica that becomes primary.
+ *
+ * <p>No fencing token: the acquire script's counter is replicated by the same best-effort
+ * {@code WAIT}, so it too goes back after a failover to a replica that had not received its latest
+ * increments.
+ */
+public final class RedisWaitDriver implements LockDriver {
+
+    /** Renewals per pipeline, each pipeline followed by one {@code WAIT}. */
+    private static final int PIPELINE_CHUNK = 4096;
+
+    private final Primary primary;
+    private final LateWrites lateWrites;
+    private final int replicas;
+    private final Duration waitTimeout;
+    private final CommandCall waitCall;
+    private final long replyBoundNanos;
+
+    private RedisWaitDriver(Primary primary, LateWrites lateWrites, RedisWaitSettings settings, LockOptions options) {
+        this.primary = primary;
+        this.lateWrites = lateWrites;
+        this.replicas = settings.replicas();
+        this.waitTimeout = settings.waitTimeout();
+        this.waitCall = new CommandCall("WAIT", List.of(Integer.toString(replicas), Long.toString(waitTimeout.toMillis())));
+        this.replyBoundNanos = options.operationTimeout().plus(waitTimeout).toNanos();
+    }
+
+    /**
+     * Connects to the primary (fixed, or found through the Sentinels) and checks that it reports
+     * at least {@code replicas} connected replicas.
+     *
+     * @param settings the parsed URI
+     * @param options  the client's options
+     * @return the connected driver
+     * @throws IllegalArgumentException                 if the primary reports fewer connected replicas than
+     *                                                  {@code replicas}, the named node is not a primary, or no
+     *                                                  Sentinel knows the master name
+     * @throws BackendUnavailableException             if the primary (or every Sentinel) cannot be reached
+     *                                                  within the connect timeout
+     * @throws io.distlock.LockException                if the primary refuses the credentials
+     */
+    public static RedisWaitDriver connect(RedisWaitSettings settings, LockOptions options) {
+        // A write given up after the operation timeout plus WAIT's may still be on its way that long.
+        LateWrites lateWrites = new LateWrites(options.operationTimeout().plus(settings.waitTimeout()));
+        Primary primary = settings.viaSentinel()
+                ? SentinelPrimary.connect(settings, options, lateWrites)
+                : FixedPrimary.connect(settings, options, lateWrites);
+        try {
+            Primary.Target target = primary.current();
+            int connected = target.check().connectedReplicas();
+            if (connected < settings.replicas()) {
+                throw new IllegalArgumentException("redis-wait URI '" + settings + "' asks for replicas=" + settings.replicas()
+                        + ", but the primary at " + target + " reports " + Math.max(0, connected) + " connected replica(s)"
+                        + " (INFO replication, connected_slaves): no grant could be confirmed. Lower replicas, or connect"
+                        + " once the replicas are up");
+            }
+            return new RedisWaitDriver(primary, lateWrites, settings, options);
+        } catch (RuntimeException e) {
+            primary.close();
+            throw e;
+        }
+    }
+
+    /**
+     * The acquire script and {@code WAIT}, pipelined; granted only with enough acknowledgements.
+     *
+     * @throws IllegalArgumentException if the lease time is not longer than {@code waitTimeout}
+     */
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        checkLeaseTime(request.leaseTime(), "acquire '" + request.name() + "'");
+        ScriptCall acquire = new ScriptCall(LockScripts.ACQUIRE,
+                List.of(LockScripts.lockKey(request.name()), LockScripts.fenceKey(request.name()),
+                        LockScripts.abandonedKey(request.name(), request.ownerToken())),
+                List.of(request.ownerToken(), Long.toString(RedisLockDriver.millis(request.leaseTime()))));
+        Primary.Target target = primary.current();
+        List<?> acquired;
+        PendingReply.Replies replies;
+        try {
+            replies = roundTrip(target, "acquire '" + request.name() + "'", List.of(acquire, waitCall));
+            acquired = (List<?>) value(target, replies, 0);
+        } catch (BackendUnavailableException e) {
+            lateWrites.outcomeUnknown(request.ownerToken()); // the write may have landed, or may still land
+            return Attempt.unknown(e);
+        }
+        if ((Long) acquired.get(0) != 1L) {
+            long holderPttl = (Long) acquired.get(1);
+            return holderPttl >= 0 ? Attempt.busy(Duration.ofMillis(holderPttl)) : Attempt.busy();
+        }
+        long acknowledged = acknowledgements(replies, 1);
+        if (acknowledged >= replicas) {
+            return Attempt.granted(new Grant(request, OptionalLong.empty(), null));
+        }
+        // Granted on the primary only: it may not survive a failover, so it does not count. A
+        // waiting acquire retries this request, so it is withdrawn without the marker that would
+        // refuse that retry; the marker comes with whatever ends the request (see LateWrites).
+        lateWrites.outcomeUnknown(request.ownerToken());
+        String withdrawn;
+        try {
+            target.node().release(request.name(), request.ownerToken());
+            withdrawn = "the grant was withdrawn";
+        } catch (RuntimeException e) {
+            withdrawn = "withdrawing the grant got no answer either (it is retried by owner token): " + e.getMessage();
+        }
+        return Attempt.unknown(new BackendUnavailableException(target.toString(), "Redis at " + target + " granted '"
+                + request.name() + "', but " + acknowledged + " of " + replicas + " replicas acknowledged within waitTimeout ("
+                + waitTimeout.toMillis() + " ms): not confirmed, as a failover could lose it; " + withdrawn, null));
+    }
+
+    /**
+     * Compare-and-extend and {@code WAIT}, pipelined: lost if the primary no longer holds the
+     * grant's token, unknown if too few replicas acknowledged.
+     *
+     * @throws IllegalArgumentException if the lease time is not longer than {@code waitTimeout}
+     */
+    @Override
+    public ExtendOutcome extend(Grant grant, Duration leaseTime) {
+        checkLeaseTime(leaseTime, "extend the lease on '" + grant.name() + "'");
+        Primary.Target target = primary.current();
+        PendingReply.Replies replies = roundTrip(target, "extend '" + grant.name() + "'",
+                List.of(RedisNode.extendCall(grant.name(), grant.ownerToken(), RedisLockDriver.millis(leaseTime)), waitCall));
+        if (!Long.valueOf(1L).equals(value(target, replies, 0))) {
+            return ExtendOutcome.lost();
+        }
+        long acknowledged = acknowledgements(replies, 1);
+        return acknowledged >= replicas ? ExtendOutcome.extended() : ExtendOutcome.unknown(unconfirmedExtension(target,
+                "the extension of '" + grant.name() + "'", acknowledged));
+    }
+
+    /**
+     * Every renewal pipelined on one connection and one {@code WAIT} after them (per
+     * {@value #PIPELINE_CHUNK}): one acknowledgement count confirms them all, or none.
+     */
+    @Override
+    public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
+        List<ExtendOutcome> outcomes = new ArrayList<>(renewals.size());
+        Primary.Target target = primary.current();
+        for (int from = 0; from < renewals.size(); from += PIPELINE_CHUNK) {
+            List<Renewal> chunk = renewals.subList(from, Math.min(renewals.size(), from + PIPELINE_CHUNK));
+            List<PendingReply.Call> calls = new ArrayList<>(chunk.size() + 1);
+            for (Renewal renewal : chunk) {
+                calls.add(RedisNode.extendCall(renewal.grant().name(), renewal.grant().ownerToken(),
+                        RedisLockDriver.millis(renewal.leaseTime())));
+            }
+            calls.add(waitCall);
+            PendingReply.Replies replies = roundTrip(target, "renew " + chunk.size() + " leases", calls);
+            long acknowledged = acknowledgements(replies, chunk.size());
+            BackendUnavailableException unconfirmed = acknowledged >= replicas ? null
+                    : unconfirmedExtension(target, "the renewal of " + chunk.size() + " lease(s)", acknowledged);
+            for (int i = 0; i < chunk.size(); i++) {
+                boolean held = Long.valueOf(1L).equals(value(target, replies, i));
+                outcomes.add(!held ? ExtendOutcome.lost()
+                        : unconfirmed == null ? ExtendOutcome.extended() : ExtendOutcome.unknown(unconfirmed));
+            }
+        }
+        return outcomes;
+    }
+
+    /** Compare-and-delete on the primary, without {@code WAIT} (a late release never lets two hold the lock). */
+    @Override
+    public boolean release(Grant grant) {
+        Primary.Target target = primary.current();
+        try {
+            return target.locks().release(grant);
+        } catch (RuntimeException e) {
+            throw unanswered(target, e, "release '" + grant.name() + "'");
+        }
+    }
+
+    @Override
+    public List<Grant> releaseAll(List<Grant> grants) {
+        Primary.Target target = primary.current();
+        List<Grant> unconfirmed;
+        try {
+            unconfirmed = target.locks().releaseAll(grants);
+        } catch (IllegalStateException e) {
+            if (primary.retired(target)) {
+                return List.copyOf(grants); // moved meanwhile: the engine sends them again, to the new primary
+            }
+            throw e;
+        }
+        if (!unconfirmed.isEmpty()) {
+            primary.suspect(target);
+        }
+        return unconfirmed;
+    }
+
+    @Override
+    public void abandon(LockRequest request, boolean outcomeUnknown) {
+        Primary.Target target = primary.current();
+        try {
+            target.locks().abandon(request, outcomeUnknown);
+        } catch (RuntimeException e) {
+            throw unanswered(target, e, "clean up after an acquire of '" + request.name() + "'");
+        }
+    }
+
+    @Override
+    public Watch watch(String name, Runnable onChange) {
+        return primary.watch(name, onChange);
+    }
+
+    @Override
+    public void close() {
+        primary.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisWaitDriver[" + primary + ", replicas=" + replicas + ", waitTimeout=" + waitTimeout.toMillis() + " ms]";
+    }
+
+    // ---- helpers -------------------------------------------------------------------------------
+
+    /**
+     * A lease no longer than {@code WAIT}'s bound could be spent waiting for acknowledgements
+     * before it is granted: refused, as the engine refuses one shorter than its drift allowance.
+     */
+    private void checkLeaseTime(Duration leaseTime, String operation) {
+        if (leaseTime.compareTo(waitTimeout) <= 0) {
+            throw new IllegalArgumentException("cannot " + operation + " for " + leaseTime.toMillis() + " ms: the lease time"
+                    + " must be longer than the URI's waitTimeout (" + waitTimeout.toMillis() + " ms), which WAIT may spend"
+                    + " of it; use a longer lease or a shorter waitTimeout");
+        }
+    }
+
+    /**
+     * Sends the calls pipelined on one connection and reads every reply, within the operation
+     * timeout plus {@code waitTimeout}.
+     *
+     * @throws BackendUnavailableException if the primary did not answer in time (it is then suspected)
+     */
+    private PendingReply.Replies roundTrip(Primary.Target target, String operation, List<? extends PendingReply.Call> calls) {
+        long deadline = System.nanoTime() + replyBoundNanos;
+        try {
+            return target.node().send(operation, false, calls).await(deadline);
+        } catch (RuntimeException e) {
+            throw unanswered(target, e, operation);
+        }
+    }
+
+    /** Reply {@code i}, suspecting the primary if it answered that it is not serving ({@code READONLY}, {@code LOADING}). */
+    private Object value(Primary.Target target, PendingReply.Replies replies, int i) {
+        try {
+            return replies.value(i);
+        } catch (BackendUnavailableException e) {
+            primary.suspect(target);
+            throw e;
+        }
+    }
+
+    /** {@code WAIT}'s count; an error reply (a primary turning replica mid-pipeline) counts as none. */
+    private static long acknowledgements(PendingReply.Replies replies, int i) {
+        return replies.values().get(i) instanceof Long count ? count : 0;
+    }
+
+    /**
+     * What a failed call to the primary becomes: no answer is reported as such, and the primary is
+     * suspected (through Sentinel, it is looked up again); a call that found the node closed because
+     * the client moved to a new primary meanwhile is no answer too, not a closed client.
+     */
+    private RuntimeException unanswered(Primary.Target target, RuntimeException e, String operation) {
+        if (e instanceof BackendUnavailableException) {
+            primary.suspect(target);
+            return e;
+        }
+        if (e instanceof IllegalStateException && primary.retired(target)) {
+            return new BackendUnavailableException(target.toString(), "the primary moved away from " + target + " during "
+                    + operation + "; the next call goes to the new one", e);
+        }
+        return e;
+    }
+
+    private BackendUnavailableException unconfirmedExtension(Primary.Target target, String what, long acknowledged) {
+        return new BackendUnavailableException(target.toString(), what + " on " + target + " is not confirmed: "
+                + acknowledged + " of " + replicas + " replicas acknowledged within waitTimeout (" + waitTimeout.toMillis()
+                + " ms); the lease keeps the validity its last confirmed extension gave", null);
+    }
+}

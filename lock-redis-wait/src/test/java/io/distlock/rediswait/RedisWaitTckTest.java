@@ -1,0 +1,130 @@
+package io.distlock.rediswait;
+
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.Locks;
+import io.distlock.redis.internal.LockScripts;
+import io.distlock.tck.ClientPartition;
+import io.distlock.tck.LeaseRevocation;
+import io.distlock.tck.LockProbe;
+import io.distlock.tck.LockVerification;
+import io.distlock.tck.TestEnvironment;
+import io.distlock.tck.fixtures.FaultProxy;
+import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.RedisReplicaSet;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The TCK against a Sentinel-managed primary with two replicas and three Sentinels, real
+ * {@code redis-server} processes behind fault proxies ({@link RedisReplicaSet}). Clients find the
+ * primary through the Sentinels, with the defaults ({@code replicas=1}, {@code waitTimeout=50} × the TCK's timeout factor);
+ * a partitioned client names the primary itself, through proxies of its own. Nothing here moves the
+ * primary: rules 4.4 (clock jump) and 4.5 (failover) come with their hooks.
+ */
+class RedisWaitTckTest extends LockVerification {
+
+    private static RedisReplicaSet redis;
+    /** The primary's index and client endpoint: fixed for the class, as no rule here fails over. */
+    private static int primary;
+    private static String primaryEndpoint;
+
+    @BeforeAll
+    static void startServers() {
+        redis = RedisReplicaSet.start(2, 3);
+        primary = redis.primaryIndex();
+        primaryEndpoint = redis.primaryEndpoint();
+    }
+
+    @AfterAll
+    static void stopServers() {
+        if (redis != null) {
+            redis.close();
+        }
+    }
+
+    static String sentinelUri(String credentials, String query) {
+        return "redis-wait://" + credentials + String.join(",", redis.sentinelEndpoints()) + "?master="
+                + RedisReplicaSet.MASTER_NAME + query;
+    }
+
+    /**
+     * {@code WAIT}'s bound: the 50 ms default, scaled like every TCK timing (on a loaded machine the
+     * replicas' acknowledgements come late, as everything else does; it must stay below the 100 ms
+     * contention lease, which is scaled by the same factor).
+     */
+    private static final Duration WAIT_TIMEOUT = scaled(Duration.ofMillis(50));
+
+    @Override
+    protected LockClient newClient() {
+        return Locks.connect(sentinelUri("", "&waitTimeout=" + WAIT_TIMEOUT.toMillis()));
+    }
+
+    @Override
+    protected List<String> malformedUris() {
+        String auth = "alice:" + SECRET + "@";
+        return List.of(
+                sentinelUri(auth, "&replicas=0"),
+                sentinelUri(auth, "&replicas=many"),
+                sentinelUri(auth, "&replicas=65"),
+                sentinelUri(auth, "&waitTimeout=0"),
+                sentinelUri(auth, "&waitTimeout=60001"),
+                sentinelUri(auth, "&noSuchOption=" + SECRET),
+                "redis-wait://" + auth + String.join(",", redis.sentinelEndpoints()) + "?master=",
+                // Several hosts are Sentinels: without master they are refused, not taken for primaries.
+                "redis-wait://" + auth + String.join(",", redis.sentinelEndpoints()),
+                // A name no Sentinel monitors: refused once every Sentinel has said so.
+                "redis-wait://" + auth + String.join(",", redis.sentinelEndpoints()) + "?master=no-such-master",
+                "redis-wait://" + auth + "127.0.0.1:notaport");
+    }
+
+    @Override
+    protected Optional<String> unreachableUri() {
+        return Optional.of("redis-wait://alice:" + SECRET + "@127.0.0.1:" + FreePorts.find() + ",127.0.0.1:"
+                + FreePorts.find() + "?master=" + RedisReplicaSet.MASTER_NAME);
+    }
+
+    /** Rules 4.8 and 4.13: the lock key is deleted on the primary, as an operator or an eviction would. */
+    @Override
+    protected Optional<LeaseRevocation> leaseRevocation() {
+        return Optional.of((holder, lockName) -> redis.call(primary, "DEL", LockScripts.lockKey(lockName)));
+    }
+
+    /** The partitioned clients' timeouts: short, so that the partition rules do not wait out 2 s defaults; scaled. */
+    private static final LockOptions PARTITIONED = LockOptions.builder()
+            .connectTimeout(scaled(Duration.ofMillis(500))).operationTimeout(scaled(Duration.ofMillis(500))).build();
+
+    private static Duration scaled(Duration d) {
+        return Duration.ofMillis(Math.round(d.toMillis() * new TestEnvironment().timeoutFactor()));
+    }
+
+    /**
+     * Rules 4.9–4.12, 4.14 and 4.16: each client names the primary (the fixed form) through a fault
+     * proxy of its own, in front of the primary's client proxy. A reply that carries a {@code WAIT}
+     * may take the operation timeout plus {@code waitTimeout}: that is these clients' operation
+     * timeout as the rules count it.
+     */
+    @Override
+    protected Optional<ClientPartition> clientPartition() {
+        return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(List.of(primaryEndpoint),
+                        proxies -> Locks.connect(URI.create("redis-wait://" + proxies.get(0).endpoint() + "?waitTimeout="
+                                + WAIT_TIMEOUT.toMillis()), PARTITIONED)),
+                PARTITIONED.operationTimeout().plus(WAIT_TIMEOUT), Duration.ZERO));
+    }
+
+    /** Rule 1.10: the lock key's PTTL on the primary ({@code -1}, no expiry: held until released). */
+    @Override
+    protected Optional<LockProbe> lockProbe() {
+        return Optional.of(lockName -> {
+            long pttl = (Long) redis.call(primary, "PTTL", LockScripts.lockKey(lockName));
+            return pttl == -2 ? Optional.empty()
+                    : Optional.of(pttl == -1 ? LockProbe.UNTIL_RELEASED : Duration.ofMillis(pttl));
+        });
+    }
+}
