@@ -5,9 +5,11 @@ import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.redis.internal.LockScripts;
 import io.distlock.tck.ClientPartition;
+import io.distlock.tck.ClockJump;
 import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
+import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
@@ -25,21 +27,16 @@ import org.junit.jupiter.api.BeforeAll;
  * The TCK against a Sentinel-managed primary with two replicas and three Sentinels, real
  * {@code redis-server} processes behind fault proxies ({@link RedisReplicaSet}). Clients find the
  * primary through the Sentinels, with the defaults ({@code replicas=1}, {@code waitTimeout=50} × the TCK's timeout factor);
- * a partitioned client names the primary itself, through proxies of its own. Nothing here moves the
- * primary: rules 4.4 (clock jump) and 4.5 (failover) come with their hooks.
+ * a partitioned client names the primary itself, through proxies of its own. Rule 4.5 fails the
+ * primary over (twice), so every hook asks the Sentinels which node is primary when it is used.
  */
 class RedisWaitTckTest extends LockVerification {
 
     private static RedisReplicaSet redis;
-    /** The primary's index and client endpoint: fixed for the class, as no rule here fails over. */
-    private static int primary;
-    private static String primaryEndpoint;
 
     @BeforeAll
     static void startServers() {
         redis = RedisReplicaSet.start(2, 3);
-        primary = redis.primaryIndex();
-        primaryEndpoint = redis.primaryEndpoint();
     }
 
     @AfterAll
@@ -93,7 +90,19 @@ class RedisWaitTckTest extends LockVerification {
     /** Rules 4.8 and 4.13: the lock key is deleted on the primary, as an operator or an eviction would. */
     @Override
     protected Optional<LeaseRevocation> leaseRevocation() {
-        return Optional.of((holder, lockName) -> redis.call(primary, "DEL", LockScripts.lockKey(lockName)));
+        return Optional.of((holder, lockName) -> redis.call(redis.primaryIndex(), "DEL", LockScripts.lockKey(lockName)));
+    }
+
+    /** Rule 4.4: the primary's clock jumps; every TTL there (and, replicated, on the replicas) ends that much earlier. */
+    @Override
+    protected Optional<ClockJump> clockJump() {
+        return Optional.of(ClockJump.of(1, (node, delta) -> redis.shiftClock(redis.primaryIndex(), delta)));
+    }
+
+    /** Rule 4.5: Sentinel failovers to a chosen replica; clients of the Sentinel form follow them. */
+    @Override
+    protected Optional<ReplicaFailover> replicaFailover() {
+        return Optional.of(redis.replicaFailover(this::newClient));
     }
 
     /** The partitioned clients' timeouts: short, so that the partition rules do not wait out 2 s defaults; scaled. */
@@ -112,7 +121,7 @@ class RedisWaitTckTest extends LockVerification {
      */
     @Override
     protected Optional<ClientPartition> clientPartition() {
-        return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(List.of(primaryEndpoint),
+        return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(List.of(redis.primaryEndpoint()),
                         proxies -> Locks.connect(URI.create("redis-wait://" + proxies.get(0).endpoint() + "?waitTimeout="
                                 + WAIT_TIMEOUT.toMillis()), PARTITIONED)),
                 PARTITIONED.operationTimeout().plus(WAIT_TIMEOUT), Duration.ZERO));
@@ -122,7 +131,7 @@ class RedisWaitTckTest extends LockVerification {
     @Override
     protected Optional<LockProbe> lockProbe() {
         return Optional.of(lockName -> {
-            long pttl = (Long) redis.call(primary, "PTTL", LockScripts.lockKey(lockName));
+            long pttl = (Long) redis.call(redis.primaryIndex(), "PTTL", LockScripts.lockKey(lockName));
             return pttl == -2 ? Optional.empty()
                     : Optional.of(pttl == -1 ? LockProbe.UNTIL_RELEASED : Duration.ofMillis(pttl));
         });
