@@ -1,0 +1,388 @@
+package io.distlock.tair.internal;
+
+import com.aliyun.tair.ModuleCommand;
+import com.aliyun.tair.tairstring.TairString;
+import com.aliyun.tair.tairstring.params.CasParams;
+import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+import io.distlock.LockOptions;
+import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.internal.RedisEndpoint;
+import io.distlock.redis.internal.RedisFailure;
+import io.distlock.redis.internal.RedisLockDriver;
+import io.distlock.redis.internal.RedisNode;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.ExtendOutcome;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockRequest;
+import io.distlock.spi.Renewal;
+import io.distlock.spi.Watch;
+import io.distlock.tair.internal.StrayWrites.ClientRef;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.WeakHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
+
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Protocol.Command;
+import redis.clients.jedis.exceptions.JedisDataException;
+
+/**
+ * The Tair {@link LockDriver}: the single-Redis lock's keys on one {@link RedisNode} (its pool,
+ * timeouts, failure translation and release notifications), with TairString's {@code CAS} and
+ * {@code CAD} in place of the Lua scripts. Waiting, validity and renewal are the engine's.
+ *
+ * <ul>
+ *   <li>acquire: {@code MULTI; SET key token NX PX lease; INCR fence; PTTL key; GET key; EXEC} in
+ *       one round trip. The {@code INCR} runs on every attempt, busy ones too (a transaction has no
+ *       condition); its value is a fencing token only when the {@code SET} took — the counter
+ *       still only grows, so grants get increasing tokens. {@code GET} recognises a grant of this
+ *       same request whose reply was lost; {@code PTTL} is the busy holder's time left.</li>
+ *   <li>extend: {@code CAS key token token PX lease}; release: {@code CAD key token} and
+ *       {@code PUBLISH} on the lock's channel, pipelined.</li>
+ *   <li>late writes: see {@link StrayWrites}. A connection whose reply was given up is killed on
+ *       the server before this driver's next command, and an abandon kills the connections still
+ *       sending for its token before it deletes by token: a write still on its way then never
+ *       runs, or ran before the delete. This replaces single Redis's abandoned marker, which needs
+ *       a scripted acquire to check it.</li>
+ * </ul>
+ *
+ * <p>The fencing token is best effort, as on single Redis (a restart without persistence or a
+ * failover resets the counter). Thread-safe.
+ */
+public final class TairLockDriver implements LockDriver {
+
+    private static final System.Logger LOG = System.getLogger(TairLockDriver.class.getName());
+
+    /** Entries per pipelined round trip of {@link #extendAll} and {@link #releaseAll}. */
+    private static final int PIPELINE_CHUNK = 4096;
+
+    private final RedisNode node;
+    private final StrayWrites strays = new StrayWrites();
+    /** The server's view of each pooled connection, learnt once per connection ({@code CLIENT INFO}). */
+    private final Map<Connection, ClientRef> clients = Collections.synchronizedMap(new WeakHashMap<>());
+    private final AtomicBoolean killRefusalLogged = new AtomicBoolean();
+
+    private TairLockDriver(RedisNode node) {
+        this.node = node;
+    }
+
+    /**
+     * Connects, checks the credentials and database ({@code PING}), that the server knows
+     * {@code CAS} and {@code CAD} ({@code COMMAND INFO}), and learns the connection's client id.
+     *
+     * @param endpoint the server
+     * @param options  the timeouts
+     * @param poolSize most connections held at once
+     * @return the connected driver
+     * @throws BackendUnavailableException if the server cannot be reached
+     * @throws LockException               if it refuses the credentials, or lacks {@code CAS} or
+     *                                     {@code CAD} (the message names which)
+     */
+    public static TairLockDriver connect(RedisEndpoint endpoint, LockOptions options, int poolSize) {
+        RedisNode node = RedisNode.connect(endpoint, options.connectTimeout(), options.operationTimeout(), poolSize);
+        try {
+            TairLockDriver driver = new TairLockDriver(node);
+            List<String> missing = node.withConnection("check that the server knows CAS and CAD", jedis -> {
+                List<?> infos = (List<?>) jedis.sendCommand(Command.COMMAND, "INFO", "CAS", "CAD");
+                driver.clientRef(jedis.getConnection());
+                List<String> absent = new ArrayList<>();
+                if (infos.size() < 2 || infos.get(0) == null) {
+                    absent.add("CAS");
+                }
+                if (infos.size() < 2 || infos.get(1) == null) {
+                    absent.add("CAD");
+                }
+                return absent;
+            });
+            if (!missing.isEmpty()) {
+                throw new LockException("the server at " + endpoint + " does not know " + String.join(" and ", missing)
+                        + ": tair:// needs TairString's CAS and CAD (Alibaba Cloud Tair, or Redis with the TairString"
+                        + " module loaded); nothing was locked");
+            }
+            return driver;
+        } catch (RuntimeException e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public Attempt tryAcquire(LockRequest request) {
+        String name = request.name();
+        String token = request.ownerToken();
+        String key = LockScripts.lockKey(name);
+        long lease = RedisLockDriver.millis(request.leaseTime());
+        Object exec = write("acquire '" + name + "'", token, false, (jedis, c) -> {
+            c.sendCommand(Command.MULTI);
+            c.sendCommand(Command.SET, key, token, "NX", "PX", Long.toString(lease));
+            c.sendCommand(Command.INCR, LockScripts.fenceKey(name));
+            c.sendCommand(Command.PTTL, key);
+            c.sendCommand(Command.GET, key);
+            c.sendCommand(Command.EXEC);
+            return c.getMany(6).get(5);
+        });
+        if (!(exec instanceof List<?> replies) || replies.size() != 4) {
+            throw new LockException("Tair at " + node.endpoint() + " failed to acquire '" + name + "': "
+                    + (exec instanceof JedisDataException e ? e.getMessage() : "unexpected reply " + exec));
+        }
+        Object fence = replies.get(1);
+        if (replies.get(0) != null) { // SET ... NX took
+            if (fence instanceof Long value) {
+                return Attempt.granted(new Grant(request, OptionalLong.of(value), null));
+            }
+            undo(name, token);
+            throw fenceError(name);
+        }
+        Object holder = replies.get(3);
+        if (holder instanceof JedisDataException) {
+            throw new LockException("Tair at " + node.endpoint() + ": lock key " + key + " holds a " + type(key)
+                    + ", not a distlock lock; nothing was taken");
+        }
+        if (holder instanceof byte[] value && token.equals(new String(value, StandardCharsets.UTF_8))) {
+            // An earlier attempt of this request took the lock and its reply was lost: granted again,
+            // its expiry moved to a whole lease from now (it started with the earlier attempt).
+            if (extend(name, token, lease)) {
+                if (fence instanceof Long value) {
+                    return Attempt.granted(new Grant(request, OptionalLong.of(value), null));
+                }
+                undo(name, token);
+                throw fenceError(name);
+            }
+            return Attempt.busy();
+        }
+        long pttl = replies.get(2) instanceof Long value ? value : -1;
+        return pttl >= 0 ? Attempt.busy(Duration.ofMillis(pttl)) : Attempt.busy();
+    }
+
+    /** A fence key that holds no counter: the grant it came with was deleted again. */
+    private LockException fenceError(String name) {
+        String fenceKey = LockScripts.fenceKey(name);
+        String type = type(fenceKey);
+        return new LockException("Tair at " + node.endpoint() + ": fence key " + fenceKey + " holds "
+                + ("string".equals(type) ? "a string that is not a counter" : "a " + type)
+                + ", not a counter; nothing was taken");
+    }
+
+    private String type(String key) {
+        return node.withConnection("inspect " + key, jedis -> jedis.type(key));
+    }
+
+    /** Takes back a grant nobody will know of (its fence failed). */
+    private void undo(String name, String token) {
+        write("undo a grant of '" + name + "'", token, false,
+                (jedis, c) -> new TairString(jedis).cad(LockScripts.lockKey(name), token));
+    }
+
+    @Override
+    public ExtendOutcome extend(Grant grant, Duration leaseTime) {
+        return ExtendOutcome.of(extend(grant.name(), grant.ownerToken(), RedisLockDriver.millis(leaseTime)));
+    }
+
+    /** {@code CAS key token token PX lease}: 1 if the token holds the key; a key of another type is not held. */
+    private boolean extend(String name, String token, long lease) {
+        return write("extend '" + name + "'", null, false, (jedis, c) -> {
+            try {
+                return new TairString(jedis).cas(LockScripts.lockKey(name), token, token, new CasParams().px(lease)) == 1L;
+            } catch (JedisDataException e) {
+                if (isWrongType(e)) {
+                    return false;
+                }
+                throw e;
+            }
+        });
+    }
+
+    @Override
+    public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
+        List<ExtendOutcome> outcomes = new ArrayList<>(renewals.size());
+        for (int from = 0; from < renewals.size(); from += PIPELINE_CHUNK) {
+            List<Renewal> chunk = renewals.subList(from, Math.min(renewals.size(), from + PIPELINE_CHUNK));
+            List<Object> replies = write("renew " + renewals.size() + " leases", null, false, (jedis, c) -> {
+                for (Renewal r : chunk) {
+                    c.sendCommand(ModuleCommand.CAS, LockScripts.lockKey(r.grant().name()), r.grant().ownerToken(),
+                            r.grant().ownerToken(), "PX", Long.toString(RedisLockDriver.millis(r.leaseTime())));
+                }
+                return c.getMany(chunk.size());
+            });
+            for (Object reply : replies) {
+                if (reply instanceof JedisDataException e && !isWrongType(e)) {
+                    throw new LockException("Tair at " + node.endpoint() + " failed to renew a lease: " + e.getMessage());
+                }
+                outcomes.add(ExtendOutcome.of(reply instanceof Long value && value == 1L));
+            }
+        }
+        return outcomes;
+    }
+
+    /** {@code CAD key token}, then {@code PUBLISH} on the lock's channel (a spurious wake-up if it was not held). */
+    @Override
+    public boolean release(Grant grant) {
+        String name = grant.name();
+        List<Object> replies = write("release '" + name + "'", grant.ownerToken(), true, (jedis, c) -> {
+            c.sendCommand(ModuleCommand.CAD, LockScripts.lockKey(name), grant.ownerToken());
+            c.sendCommand(Command.PUBLISH, LockScripts.releaseChannel(name), "released");
+            return c.getMany(2);
+        });
+        return deleted(replies.get(0), name);
+    }
+
+    /**
+     * Every release pipelined, {@value #PIPELINE_CHUNK} per round trip. If a chunk gets no answer,
+     * its grants and those after it are reported unconfirmed (the engine retries them; releasing
+     * twice is harmless).
+     */
+    @Override
+    public List<Grant> releaseAll(List<Grant> grants) {
+        for (int from = 0; from < grants.size(); from += PIPELINE_CHUNK) {
+            List<Grant> chunk = grants.subList(from, Math.min(grants.size(), from + PIPELINE_CHUNK));
+            try {
+                write("release " + chunk.size() + " leases", null, false, (jedis, c) -> {
+                    for (Grant g : chunk) {
+                        c.sendCommand(ModuleCommand.CAD, LockScripts.lockKey(g.name()), g.ownerToken());
+                        c.sendCommand(Command.PUBLISH, LockScripts.releaseChannel(g.name()), "released");
+                    }
+                    return c.getMany(chunk.size() * 2);
+                });
+            } catch (BackendUnavailableException e) {
+                return List.copyOf(grants.subList(from, grants.size()));
+            }
+        }
+        return List.of();
+    }
+
+    /**
+     * A busy attempt wrote nothing, so only a request with an attempt whose reply was lost — or that
+     * is still on its way (an interrupted acquire) — can hold the lock, or come to. This kills the
+     * server-side connections that carried such attempts ({@link StrayWrites}), so none of their
+     * bytes run afterwards, then deletes what the token holds ({@code CAD}) and announces it.
+     */
+    @Override
+    public void abandon(LockRequest request, boolean outcomeUnknown) {
+        if (!outcomeUnknown && strays.toKill(request.ownerToken()).isEmpty()) {
+            return;
+        }
+        String name = request.name();
+        List<Object> replies = write("clean up after an acquire of '" + name + "'", request.ownerToken(), true, (jedis, c) -> {
+            c.sendCommand(ModuleCommand.CAD, LockScripts.lockKey(name), request.ownerToken());
+            c.sendCommand(Command.PUBLISH, LockScripts.releaseChannel(name), "released");
+            return c.getMany(2);
+        });
+        deleted(replies.get(0), name);
+    }
+
+    private boolean deleted(Object cadReply, String name) {
+        if (cadReply instanceof JedisDataException e && !isWrongType(e)) {
+            throw new LockException("Tair at " + node.endpoint() + " failed to release '" + name + "': " + e.getMessage());
+        }
+        return cadReply instanceof Long value && value == 1L;
+    }
+
+    @Override
+    public Watch watch(String name, Runnable onChange) {
+        return node.watch(name, onChange);
+    }
+
+    @Override
+    public void close() {
+        node.close();
+    }
+
+    @Override
+    public String toString() {
+        return "TairLockDriver[" + node.endpoint() + "]";
+    }
+
+    /**
+     * Runs {@code action} on a pooled connection after killing the stray connections
+     * ({@link StrayWrites#toKill}: every suspect, and with {@code killForToken} also those sending
+     * for {@code ownerToken}). When {@code ownerToken} is given and not only killed for, the
+     * connection is recorded as sending for it while the action runs. A reply the action did not
+     * get makes the connection a suspect.
+     */
+    private <T> T write(String operation, String ownerToken, boolean killForToken, BiFunction<Jedis, Connection, T> action) {
+        return node.withConnection(operation, jedis -> {
+            Connection c = jedis.getConnection();
+            ClientRef me = clientRef(c);
+            killStrays(c, killForToken ? ownerToken : null);
+            String sendingFor = killForToken ? null : ownerToken;
+            if (sendingFor != null) {
+                strays.sending(sendingFor, me);
+            }
+            boolean answered = false;
+            try {
+                T result = action.apply(jedis, c);
+                answered = true;
+                return result;
+            } catch (JedisDataException e) {
+                answered = true; // the server answered, with an error
+                throw e;
+            } finally {
+                if (!answered || sendingFor != null) {
+                    strays.settled(sendingFor, me, answered);
+                }
+            }
+        });
+    }
+
+    /** The server's id and address of {@code c}, asked once per connection. */
+    private ClientRef clientRef(Connection c) {
+        ClientRef ref = clients.get(c);
+        if (ref != null) {
+            return ref;
+        }
+        c.sendCommand(Command.CLIENT, "INFO");
+        String info = new String((byte[]) c.getOne(), StandardCharsets.UTF_8);
+        long id = -1;
+        String address = null;
+        for (String field : info.trim().split(" ")) {
+            if (field.startsWith("id=")) {
+                id = Long.parseLong(field.substring(3));
+            } else if (field.startsWith("addr=")) {
+                address = field.substring(5);
+            }
+        }
+        if (id < 0 || address == null) {
+            throw new LockException("Tair at " + node.endpoint() + " answered CLIENT INFO without an id and addr");
+        }
+        ref = new ClientRef(id, address);
+        clients.put(c, ref);
+        return ref;
+    }
+
+    /** Kills the stray connections on the server, pipelined, before {@code c}'s next command. */
+    private void killStrays(Connection c, String ownerToken) {
+        if (ownerToken == null && strays.noSuspects()) {
+            return;
+        }
+        List<ClientRef> kill = strays.toKill(ownerToken);
+        if (kill.isEmpty()) {
+            return;
+        }
+        for (ClientRef stray : kill) {
+            c.sendCommand(Command.CLIENT, "KILL", "ID", Long.toString(stray.id()), "ADDR", stray.address(), "SKIPME", "yes");
+        }
+        List<Object> replies = c.getMany(kill.size());
+        for (Object reply : replies) {
+            if (reply instanceof JedisDataException e && killRefusalLogged.compareAndSet(false, true)) {
+                LOG.log(System.Logger.Level.WARNING, "Tair at " + node.endpoint() + " refused CLIENT KILL (" + e.getMessage()
+                        + "): a write whose reply was lost may still land and hold a lock for up to one lease time;"
+                        + " grant the user +client|kill");
+            }
+        }
+        strays.killed(kill); // a refused kill is not retried: it would be refused again
+    }
+
+    private static boolean isWrongType(JedisDataException e) {
+        return RedisFailure.of(e) == RedisFailure.SERVER_ERROR && e.getMessage() != null && e.getMessage().startsWith("WRONGTYPE");
+    }
+}
