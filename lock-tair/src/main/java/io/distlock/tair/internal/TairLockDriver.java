@@ -24,11 +24,15 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
 
 import redis.clients.jedis.Connection;
@@ -71,6 +75,27 @@ public final class TairLockDriver implements LockDriver {
     /** The server's view of each pooled connection, learnt once per connection ({@code CLIENT INFO}). */
     private final Map<Connection, ClientRef> clients = Collections.synchronizedMap(new WeakHashMap<>());
     private final AtomicBoolean killRefusalLogged = new AtomicBoolean();
+    /** Per owner token of a grant: the latest deadline a confirmed acquire or extension asked for. */
+    private final Map<String, Hold> holds = new ConcurrentHashMap<>();
+
+    /**
+     * What keeps extensions of one grant monotone without {@code PEXPIRE … GT}: {@code CAS … PX}
+     * sets the expiry to the lease from now, earlier than before if the lease is shorter than what
+     * is left. So each extension asks for at least what is left of the latest deadline any confirmed
+     * acquire or extension of the grant asked for (on this JVM's monotonic clock, from its send
+     * time: the server applies it later, so its expiry is never earlier), and extensions of one
+     * grant are sent one at a time, so that a shorter one computed before a longer one was
+     * confirmed cannot land after it.
+     */
+    private static final class Hold {
+        final ReentrantLock lock = new ReentrantLock();
+        /** {@link System#nanoTime()} scale; guarded by {@link #lock}. */
+        long deadline;
+
+        Hold(long deadline) {
+            this.deadline = deadline;
+        }
+    }
 
     private TairLockDriver(RedisNode node) {
         this.node = node;
@@ -122,6 +147,7 @@ public final class TairLockDriver implements LockDriver {
         String token = request.ownerToken();
         String key = LockScripts.lockKey(name);
         long lease = RedisLockDriver.millis(request.leaseTime());
+        long sent = System.nanoTime();
         Object exec = write("acquire '" + name + "'", token, false, (jedis, c) -> {
             c.sendCommand(Command.MULTI);
             c.sendCommand(Command.SET, key, token, "NX", "PX", Long.toString(lease));
@@ -138,6 +164,7 @@ public final class TairLockDriver implements LockDriver {
         Object fence = replies.get(1);
         if (replies.get(0) != null) { // SET ... NX took
             if (fence instanceof Long value) {
+                holds.put(token, new Hold(sent + lease * 1_000_000));
                 return Attempt.granted(new Grant(request, OptionalLong.of(value), null));
             }
             undo(name, token);
@@ -153,6 +180,7 @@ public final class TairLockDriver implements LockDriver {
             // its expiry moved to a whole lease from now (it started with the earlier attempt).
             if (extend(name, token, lease)) {
                 if (fence instanceof Long value) {
+                    holds.put(token, new Hold(sent + lease * 1_000_000));
                     return Attempt.granted(new Grant(request, OptionalLong.of(value), null));
                 }
                 undo(name, token);
@@ -185,7 +213,32 @@ public final class TairLockDriver implements LockDriver {
 
     @Override
     public ExtendOutcome extend(Grant grant, Duration leaseTime) {
-        return ExtendOutcome.of(extend(grant.name(), grant.ownerToken(), RedisLockDriver.millis(leaseTime)));
+        String token = grant.ownerToken();
+        Hold hold = holds.computeIfAbsent(token, t -> new Hold(System.nanoTime()));
+        hold.lock.lock();
+        try {
+            long now = System.nanoTime();
+            long lease = atLeastWhatIsLeft(RedisLockDriver.millis(leaseTime), hold, now);
+            boolean extended = extend(grant.name(), token, lease);
+            settle(token, hold, extended, now, lease);
+            return ExtendOutcome.of(extended);
+        } finally {
+            hold.lock.unlock();
+        }
+    }
+
+    /** {@code leaseMillis}, or what is left of the hold's deadline from {@code now} if that is longer (rounded up). */
+    private static long atLeastWhatIsLeft(long leaseMillis, Hold hold, long now) {
+        long left = hold.deadline - now;
+        return left <= 0 ? leaseMillis : Math.max(leaseMillis, (left + 999_999) / 1_000_000);
+    }
+
+    private void settle(String token, Hold hold, boolean extended, long sent, long leaseMillis) {
+        if (extended) {
+            hold.deadline = Math.max(hold.deadline, sent + leaseMillis * 1_000_000);
+        } else {
+            holds.remove(token, hold); // lost: nothing more to keep monotone
+        }
     }
 
     /** {@code CAS key token token PX lease}: 1 if the token holds the key; a key of another type is not held. */
@@ -202,23 +255,55 @@ public final class TairLockDriver implements LockDriver {
         });
     }
 
+    /**
+     * Pipelined, {@value #PIPELINE_CHUNK} per round trip, each grant's extension made monotone as
+     * in {@link #extend(Grant, Duration)} (the grants' holds are taken in owner-token order, so two
+     * batches never wait for each other in a circle).
+     */
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         List<ExtendOutcome> outcomes = new ArrayList<>(renewals.size());
         for (int from = 0; from < renewals.size(); from += PIPELINE_CHUNK) {
             List<Renewal> chunk = renewals.subList(from, Math.min(renewals.size(), from + PIPELINE_CHUNK));
-            List<Object> replies = write("renew " + renewals.size() + " leases", null, false, (jedis, c) -> {
-                for (Renewal r : chunk) {
-                    c.sendCommand(ModuleCommand.CAS, LockScripts.lockKey(r.grant().name()), r.grant().ownerToken(),
-                            r.grant().ownerToken(), "PX", Long.toString(RedisLockDriver.millis(r.leaseTime())));
+            List<Hold> locked = new ArrayList<>(chunk.size());
+            Map<String, Hold> byToken = new HashMap<>();
+            List<Renewal> ordered = new ArrayList<>(chunk);
+            ordered.sort(Comparator.comparing(r -> r.grant().ownerToken()));
+            try {
+                for (Renewal r : ordered) {
+                    Hold hold = holds.computeIfAbsent(r.grant().ownerToken(), t -> new Hold(System.nanoTime()));
+                    hold.lock.lock();
+                    locked.add(hold);
+                    byToken.put(r.grant().ownerToken(), hold);
                 }
-                return c.getMany(chunk.size());
-            });
-            for (Object reply : replies) {
-                if (reply instanceof JedisDataException e && !isWrongType(e)) {
-                    throw new LockException("Tair at " + node.endpoint() + " failed to renew a lease: " + e.getMessage());
+                long now = System.nanoTime();
+                long[] leases = new long[chunk.size()];
+                Hold[] chunkHolds = new Hold[chunk.size()];
+                for (int i = 0; i < chunk.size(); i++) {
+                    chunkHolds[i] = byToken.get(chunk.get(i).grant().ownerToken());
+                    leases[i] = atLeastWhatIsLeft(RedisLockDriver.millis(chunk.get(i).leaseTime()), chunkHolds[i], now);
                 }
-                outcomes.add(ExtendOutcome.of(reply instanceof Long value && value == 1L));
+                List<Object> replies = write("renew " + renewals.size() + " leases", null, false, (jedis, c) -> {
+                    for (int i = 0; i < chunk.size(); i++) {
+                        Grant g = chunk.get(i).grant();
+                        c.sendCommand(ModuleCommand.CAS, LockScripts.lockKey(g.name()), g.ownerToken(), g.ownerToken(),
+                                "PX", Long.toString(leases[i]));
+                    }
+                    return c.getMany(chunk.size());
+                });
+                for (int i = 0; i < replies.size(); i++) {
+                    Object reply = replies.get(i);
+                    if (reply instanceof JedisDataException e && !isWrongType(e)) {
+                        throw new LockException("Tair at " + node.endpoint() + " failed to renew a lease: " + e.getMessage());
+                    }
+                    boolean extended = reply instanceof Long value && value == 1L;
+                    settle(chunk.get(i).grant().ownerToken(), chunkHolds[i], extended, now, leases[i]);
+                    outcomes.add(ExtendOutcome.of(extended));
+                }
+            } finally {
+                for (int i = locked.size() - 1; i >= 0; i--) {
+                    locked.get(i).lock.unlock();
+                }
             }
         }
         return outcomes;
@@ -227,6 +312,7 @@ public final class TairLockDriver implements LockDriver {
     /** {@code CAD key token}, then {@code PUBLISH} on the lock's channel (a spurious wake-up if it was not held). */
     @Override
     public boolean release(Grant grant) {
+        holds.remove(grant.ownerToken());
         String name = grant.name();
         List<Object> replies = write("release '" + name + "'", grant.ownerToken(), true, (jedis, c) -> {
             c.sendCommand(ModuleCommand.CAD, LockScripts.lockKey(name), grant.ownerToken());
@@ -256,6 +342,7 @@ public final class TairLockDriver implements LockDriver {
             } catch (BackendUnavailableException e) {
                 return List.copyOf(grants.subList(from, grants.size()));
             }
+            chunk.forEach(g -> holds.remove(g.ownerToken()));
         }
         return List.of();
     }
@@ -268,6 +355,7 @@ public final class TairLockDriver implements LockDriver {
      */
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
+        holds.remove(request.ownerToken());
         if (!outcomeUnknown && strays.toKill(request.ownerToken()).isEmpty()) {
             return;
         }
