@@ -51,8 +51,8 @@ import redis.clients.jedis.exceptions.JedisDataException;
  *       condition); its value is a fencing token only when the {@code SET} took — the counter
  *       still only grows, so grants get increasing tokens. {@code GET} recognises a grant of this
  *       same request whose reply was lost; {@code PTTL} is the busy holder's time left.</li>
- *   <li>extend: {@code CAS key token token PX lease}; release: {@code CAD key token} and
- *       {@code PUBLISH} on the lock's channel, pipelined.</li>
+ *   <li>extend: {@code CAS key token token PX lease}, made monotone by the driver ({@link Hold});
+ *       release: {@code CAD key token} and {@code PUBLISH} on the lock's channel, pipelined.</li>
  *   <li>late writes: see {@link StrayWrites}. A connection whose reply was given up is killed on
  *       the server before this driver's next command, and an abandon kills the connections still
  *       sending for its token before it deletes by token: a write still on its way then never
