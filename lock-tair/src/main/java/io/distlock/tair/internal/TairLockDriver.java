@@ -175,13 +175,13 @@ public final class TairLockDriver implements LockDriver {
             throw new LockException("Tair at " + node.endpoint() + ": lock key " + key + " holds a " + type(key)
                     + ", not a distlock lock; nothing was taken");
         }
-        if (holder instanceof byte[] value && token.equals(new String(value, StandardCharsets.UTF_8))) {
+        if (holder instanceof byte[] holding && token.equals(new String(holding, StandardCharsets.UTF_8))) {
             // An earlier attempt of this request took the lock and its reply was lost: granted again,
             // its expiry moved to a whole lease from now (it started with the earlier attempt).
             if (extend(name, token, lease)) {
-                if (fence instanceof Long value) {
+                if (fence instanceof Long fenceValue) {
                     holds.put(token, new Hold(sent + lease * 1_000_000));
-                    return Attempt.granted(new Grant(request, OptionalLong.of(value), null));
+                    return Attempt.granted(new Grant(request, OptionalLong.of(fenceValue), null));
                 }
                 undo(name, token);
                 throw fenceError(name);
