@@ -36,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code tair://} client reaches at its primary's address.
  *
  * <p>After the whole run, {@link #stopServers()} proves the backend's path has no Lua: the
- * servers' {@code INFO commandstats} show no {@code EVAL*}, {@code SCRIPT} or {@code FCALL*} call.
+ * servers' {@code INFO commandstats} show no {@code EVAL*}, {@code FCALL*}, {@code SCRIPT LOAD} or
+ * {@code FUNCTION LOAD} call.
  * The hooks themselves run no script either (the clock jump is emulated command by command here,
  * unlike {@link RedisServer#shiftClock}, which is one {@code EVAL}).
  */
@@ -69,13 +70,17 @@ class TairTckTest extends LockVerification {
         }
     }
 
-    /** The {@code cmdstat_} lines of {@code INFO commandstats} of scripting commands. */
+    /**
+     * The {@code cmdstat_} lines of {@code INFO commandstats} of commands that run or load a script:
+     * {@code EVAL*}, {@code FCALL*}, {@code SCRIPT LOAD}, {@code FUNCTION LOAD} (not {@code SCRIPT
+     * FLUSH}, which a test sends itself).
+     */
     static List<String> scriptCalls(Object commandstats) {
         List<String> lines = new ArrayList<>();
         for (String line : String.valueOf(commandstats instanceof byte[] b ? new String(b) : commandstats).split("\r?\n")) {
             String lower = line.toLowerCase();
-            if (lower.startsWith("cmdstat_eval") || lower.startsWith("cmdstat_fcall") || lower.startsWith("cmdstat_script")
-                    || lower.startsWith("cmdstat_function")) {
+            if (lower.startsWith("cmdstat_eval") || lower.startsWith("cmdstat_fcall") || lower.startsWith("cmdstat_script|load")
+                    || lower.startsWith("cmdstat_function|load")) {
                 lines.add(line.trim());
             }
         }
