@@ -23,7 +23,7 @@ final class Peers implements AutoCloseable {
     static final String REDIS_WAIT = "distlock Redis + WAIT (1 replica) tryAcquire+release";
     static final String REDIS_WAIT_SINGLE = "distlock single Redis tryAcquire+release on that primary (no WAIT)";
     static final String TAIR = "distlock Tair (CAS/CAD, no Lua) tryAcquire+release";
-    static final String TAIR_SINGLE = "distlock single Redis tryAcquire+release on that CAS/CAD server";
+    static final String TAIR_SINGLE = "distlock single Redis tryAcquire+release on the Tair (CAS/CAD) server";
 
     private final List<AutoCloseable> servers = new ArrayList<>();
     private final List<RedisServer> redisNodes = new ArrayList<>();
