@@ -20,8 +20,8 @@ import java.util.Objects;
  * TairString module, whose {@code CAS} and {@code CAD} compare the owner token on the server.
  *
  * <p>No Lua runs on this backend's path. A lock is {@code SET distlock:{name} <owner token> NX PX
- * <lease>}, sent in one {@code MULTI}/{@code EXEC} with {@code INCR distlock:{name}:fence} (the
- * fencing token, used only when the {@code SET} took), {@code PTTL} and {@code GET}; an extension
+ * <lease> GET}, sent in one {@code MULTI}/{@code EXEC} with {@code INCR distlock:{name}:fence} (the
+ * fencing token, used only when the {@code SET} took) and {@code PTTL}; an extension
  * is {@code CAS key token token PX lease}; a release is {@code CAD key token}, followed on the same
  * round trip by a {@code PUBLISH} that wakes waiters. The keys and the channel are the single-Redis
  * backend's.

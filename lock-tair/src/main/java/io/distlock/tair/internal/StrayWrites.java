@@ -30,12 +30,17 @@ final class StrayWrites {
     record ClientRef(long id, String address) {
     }
 
-    private final Map<String, Set<ClientRef>> sending = new ConcurrentHashMap<>();
+    /**
+     * Per owner token, the connection an attempt of that request is being sent on: the engine runs
+     * one attempt of a request at a time, so one entry (a map of sets cost every acquire an
+     * allocation it does not need).
+     */
+    private final Map<String, ClientRef> sending = new ConcurrentHashMap<>();
     private final Set<ClientRef> suspects = ConcurrentHashMap.newKeySet();
 
     /** A write of {@code ownerToken} is about to go out on {@code client}. */
     void sending(String ownerToken, ClientRef client) {
-        sending.computeIfAbsent(ownerToken, t -> ConcurrentHashMap.newKeySet()).add(client);
+        sending.put(ownerToken, client);
     }
 
     /**
@@ -47,10 +52,7 @@ final class StrayWrites {
      */
     void settled(String ownerToken, ClientRef client, boolean answered) {
         if (ownerToken != null) {
-            sending.computeIfPresent(ownerToken, (t, clients) -> {
-                clients.remove(client);
-                return clients.isEmpty() ? null : clients;
-            });
+            sending.remove(ownerToken, client);
         }
         if (!answered) {
             suspects.add(client);
@@ -59,20 +61,14 @@ final class StrayWrites {
 
     /**
      * @param ownerToken the token an abandon is about, or null
-     * @return the connections to kill before the next command: every suspect, and those sending
+     * @return the connections to kill before the next command: every suspect, and the one sending
      *         for {@code ownerToken} now
      */
     List<ClientRef> toKill(String ownerToken) {
         List<ClientRef> kill = new ArrayList<>(suspects);
-        if (ownerToken != null) {
-            Set<ClientRef> inFlight = sending.get(ownerToken);
-            if (inFlight != null) {
-                for (ClientRef c : inFlight) {
-                    if (!kill.contains(c)) {
-                        kill.add(c);
-                    }
-                }
-            }
+        ClientRef inFlight = ownerToken == null ? null : sending.get(ownerToken);
+        if (inFlight != null && !kill.contains(inFlight)) {
+            kill.add(inFlight);
         }
         return kill;
     }

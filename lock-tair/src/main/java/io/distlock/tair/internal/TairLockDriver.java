@@ -46,11 +46,12 @@ import redis.clients.jedis.exceptions.JedisDataException;
  * {@code CAD} in place of the Lua scripts. Waiting, validity and renewal are the engine's.
  *
  * <ul>
- *   <li>acquire: {@code MULTI; SET key token NX PX lease; INCR fence; PTTL key; GET key; EXEC} in
- *       one round trip. The {@code INCR} runs on every attempt, busy ones too (a transaction has no
+ *   <li>acquire: {@code MULTI; SET key token NX PX lease GET; INCR fence; PTTL key; EXEC} in one
+ *       round trip. The {@code INCR} runs on every attempt, busy ones too (a transaction has no
  *       condition); its value is a fencing token only when the {@code SET} took — the counter
- *       still only grows, so grants get increasing tokens. {@code GET} recognises a grant of this
- *       same request whose reply was lost; {@code PTTL} is the busy holder's time left.</li>
+ *       still only grows, so grants get increasing tokens. {@code GET} (Redis 7.0+ with {@code NX})
+ *       answers the holder's token, which recognises a grant of this same request whose reply was
+ *       lost, or {@code WRONGTYPE}; {@code PTTL} is the busy holder's time left.</li>
  *   <li>extend: {@code CAS key token token PX lease}, made monotone by the driver ({@link Hold});
  *       release: {@code CAD key token} and {@code PUBLISH} on the lock's channel, pipelined.</li>
  *   <li>late writes: see {@link StrayWrites}. A connection whose reply was given up is killed on
@@ -150,19 +151,19 @@ public final class TairLockDriver implements LockDriver {
         long sent = System.nanoTime();
         Object exec = write("acquire '" + name + "'", token, false, (jedis, c) -> {
             c.sendCommand(Command.MULTI);
-            c.sendCommand(Command.SET, key, token, "NX", "PX", Long.toString(lease));
+            c.sendCommand(Command.SET, key, token, "NX", "PX", Long.toString(lease), "GET");
             c.sendCommand(Command.INCR, LockScripts.fenceKey(name));
             c.sendCommand(Command.PTTL, key);
-            c.sendCommand(Command.GET, key);
             c.sendCommand(Command.EXEC);
-            return c.getMany(6).get(5);
+            return c.getMany(5).get(4);
         });
-        if (!(exec instanceof List<?> replies) || replies.size() != 4) {
+        if (!(exec instanceof List<?> replies) || replies.size() != 3) {
             throw new LockException("Tair at " + node.endpoint() + " failed to acquire '" + name + "': "
                     + (exec instanceof JedisDataException e ? e.getMessage() : "unexpected reply " + exec));
         }
+        Object holder = replies.get(0); // SET ... NX GET: nil if the key was free (and is now set), else its value
         Object fence = replies.get(1);
-        if (replies.get(0) != null) { // SET ... NX took
+        if (holder == null) {
             if (fence instanceof Long value) {
                 holds.put(token, new Hold(sent + lease * 1_000_000));
                 return Attempt.granted(new Grant(request, OptionalLong.of(value), null));
@@ -170,7 +171,6 @@ public final class TairLockDriver implements LockDriver {
             undo(name, token);
             throw fenceError(name);
         }
-        Object holder = replies.get(3);
         if (holder instanceof JedisDataException) {
             throw new LockException("Tair at " + node.endpoint() + ": lock key " + key + " holds a " + type(key)
                     + ", not a distlock lock; nothing was taken");
