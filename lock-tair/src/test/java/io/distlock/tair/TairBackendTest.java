@@ -1,5 +1,6 @@
 package io.distlock.tair;
 
+import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockException;
@@ -10,6 +11,7 @@ import io.distlock.redis.internal.RedisEndpoint;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.LockRequest;
 import io.distlock.tair.internal.TairLockDriver;
+import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.RedisServer;
 
 import java.net.URI;
@@ -23,6 +25,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What the Tair backend adds to the TCK: keys of the wrong type, a server without {@code CAS} and
@@ -142,6 +145,35 @@ class TairBackendTest {
             assertThat(other.retryAfter()).isPresent();
             driver.abandon(request, true);
             assertThat(redis.call("EXISTS", LockScripts.lockKey("retried"))).isEqualTo(0L);
+        }
+    }
+
+    /**
+     * The late-write design without a marker: an acquire whose reply is given up while the network
+     * holds its bytes (a proxy blackholes that one connection) must not take the lock when they
+     * arrive after the abandon. The abandon, on another connection, kills the held one on the server
+     * ({@code CLIENT KILL ID … ADDR …}) before it deletes by token; the bytes then reach a closed
+     * socket. Without the kill, the {@code SET} would land after the abandon and hold the lock for
+     * nobody (checked: this test fails with the kill left out).
+     */
+    @Test
+    void anAcquireHeldInTheNetworkNeverLandsAfterItsAbandon() throws Exception {
+        try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
+            RedisEndpoint endpoint = RedisEndpoint.parse(URI.create("tair://" + proxy.endpoint()), RedisEndpoint.OPTIONS);
+            LockOptions shortTimeouts = LockOptions.builder().connectTimeout(Duration.ofMillis(500))
+                    .operationTimeout(Duration.ofMillis(300)).build();
+            try (TairLockDriver driver = TairLockDriver.connect(endpoint, shortTimeouts, 4)) {
+                LockRequest request = new LockRequest("late", "owner-late", LEASE);
+                assertThat(proxy.connections()).hasSize(1); // the connection connect() checked the server on, kept for reuse
+                proxy.connections().get(0).blackhole();
+                assertThatThrownBy(() -> driver.tryAcquire(request)).isInstanceOf(BackendUnavailableException.class);
+                driver.abandon(request, true); // on a new connection, which the proxy lets through
+                assertThat(redis.call("EXISTS", LockScripts.lockKey("late"))).isEqualTo(0L);
+                proxy.heal(); // the held MULTI ... EXEC goes on its way, late
+                await().atMost(Duration.ofSeconds(5)).until(() -> !proxy.inFlight());
+                assertThat(redis.call("EXISTS", LockScripts.lockKey("late"))).as("the held SET never ran").isEqualTo(0L);
+                assertThat(driver.tryAcquire(new LockRequest("late", "owner-next", LEASE)).isGranted()).isTrue();
+            }
         }
     }
 
