@@ -82,4 +82,13 @@ final class StrayWrites {
     boolean noSuspects() {
         return suspects.isEmpty();
     }
+
+    /**
+     * @param ownerToken the token an abandon or a release is about
+     * @return true if nothing is to be killed for it: no suspect, and nothing sending for the token
+     *         (the cheap check, without the list {@link #toKill} builds)
+     */
+    boolean nothingToKill(String ownerToken) {
+        return suspects.isEmpty() && !sending.containsKey(ownerToken);
+    }
 }

@@ -356,7 +356,7 @@ public final class TairLockDriver implements LockDriver {
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
         holds.remove(request.ownerToken());
-        if (!outcomeUnknown && strays.toKill(request.ownerToken()).isEmpty()) {
+        if (!outcomeUnknown && strays.nothingToKill(request.ownerToken())) {
             return;
         }
         String name = request.name();
@@ -449,8 +449,8 @@ public final class TairLockDriver implements LockDriver {
 
     /** Kills the stray connections on the server, pipelined, before {@code c}'s next command. */
     private void killStrays(Connection c, String ownerToken) {
-        if (ownerToken == null && strays.noSuspects()) {
-            return;
+        if (ownerToken == null ? strays.noSuspects() : strays.nothingToKill(ownerToken)) {
+            return; // the common case, on every command: no allocation
         }
         List<ClientRef> kill = strays.toKill(ownerToken);
         if (kill.isEmpty()) {
