@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # distlock's test command: installs what a fresh Debian/Ubuntu machine lacks (the servers the
-# tests start on free loopback ports), then builds and runs every test through the Maven wrapper.
+# tests start on free loopback ports, and a C compiler for the Tair tests' Redis module), then
+# builds and runs every test through the Maven wrapper.
 # Extra arguments go to the reactor build, e.g. ./test.sh -Ddistlock.tck.timeoutFactor=3. Maven
 # options for every build below (the examples and the demo too) go in Maven's own MAVEN_ARGS, e.g.
 # MAVEN_ARGS=-Dmaven.repo.local=/path/to/repo ./test.sh
@@ -10,6 +11,8 @@ cd "$(dirname "$0")"
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+# The C compiler builds the CAS/CAD Redis module the Tair tests load into redis-server (lock-tck's TairModule).
+command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 
 if ((${#missing[@]})); then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

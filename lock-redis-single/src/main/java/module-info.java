@@ -11,7 +11,7 @@ module io.distlock.redis {
     requires org.apache.commons.pool2;
     requires org.slf4j;
 
-    exports io.distlock.redis.internal to io.distlock.redlock, io.distlock.rediswait;
+    exports io.distlock.redis.internal to io.distlock.redlock, io.distlock.rediswait, io.distlock.tair;
 
     provides io.distlock.spi.LockBackend with io.distlock.redis.RedisLockBackend;
 }

@@ -33,7 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The README's examples, as a user's classpath project runs them, against a real server of every
  * backend (started once for all tests): one redis-server, three more for Redlock, a primary with a
- * replica for Redis + WAIT, a stand-alone ZooKeeper and a single etcd member.
+ * replica for Redis + WAIT, one with the CAS/CAD module for Tair, a stand-alone ZooKeeper and a
+ * single etcd member.
  */
 class ReadmeExamplesTest {
 

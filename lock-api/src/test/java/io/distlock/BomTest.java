@@ -58,7 +58,7 @@ class BomTest {
     }
 
     @Test
-    void pinsSlf4jApiAndNettyAsTheReactorDoesAndNoOtherThirdPartyArtifact() throws IOException {
+    void pinsJedisSlf4jApiAndNettyAsTheReactorDoesAndNoOtherThirdPartyArtifact() throws IOException {
         Path root = Path.of("..").toAbsolutePath().normalize();
         String bom = Files.readString(root.resolve("bom/pom.xml"));
         List<String> thirdParty = new ArrayList<>();
@@ -70,7 +70,11 @@ class BomTest {
                         + ":" + element(dependency, "version"));
             }
         }
-        assertThat(thirdParty).containsExactly("org.slf4j:slf4j-api:${slf4j.version}", "io.netty:netty-bom:${netty.version}");
+        assertThat(thirdParty).containsExactly("redis.clients:jedis:${jedis.version}", "org.slf4j:slf4j-api:${slf4j.version}",
+                "io.netty:netty-bom:${netty.version}");
+        assertThat(element(bom, "jedis.version")).as("the BOM's Jedis is the one the reactor builds and tests with"
+                + " (tair-jedis asks for an older one)")
+                .isEqualTo(element(Files.readString(root.resolve("pom.xml")), "jedis.version"));
         assertThat(element(bom, "netty.version")).as("the BOM's Netty is the one the reactor builds and tests with")
                 .isEqualTo(element(Files.readString(root.resolve("pom.xml")), "netty.version"));
         String reactorSlf4j = element(Files.readString(root.resolve("pom.xml")), "slf4j.version");

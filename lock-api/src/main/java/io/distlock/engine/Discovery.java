@@ -35,12 +35,12 @@ public final class Discovery {
             "redis", "io.distlock:lock-redis-single",
             "redlock", "io.distlock:lock-redlock",
             "redis-wait", "io.distlock:lock-redis-wait",
+            "tair", "io.distlock:lock-tair",
             "zookeeper", "io.distlock:lock-zookeeper",
             "etcd", "io.distlock:lock-etcd");
 
     /** Schemes distlock plans to serve, whose artifacts this version does not publish (advising them would break a build). */
-    static final Map<String, String> PLANNED_BACKENDS = Map.of(
-            "tair", "Tair");
+    static final Map<String, String> PLANNED_BACKENDS = Map.of();
 
     private Discovery() {
     }

@@ -57,11 +57,11 @@ class DiscoveryTest {
             assertThatThrownBy(() -> Locks.connect("gopher://x"))
                     .isInstanceOf(NoSuchBackendException.class)
                     .hasMessageContaining("knows no backend");
-            // A planned backend is never advised as a dependency: its artifact does not exist yet.
+            // Tair was planned until lock-tair was published: now its artifact is advised like any other.
             assertThatThrownBy(() -> Locks.connect("tair://127.0.0.1:6379"))
                     .isInstanceOf(NoSuchBackendException.class)
-                    .hasMessageContaining("planned but not part of this version")
-                    .hasMessageNotContaining("add the dependency");
+                    .hasMessageContaining("io.distlock:lock-tair")
+                    .hasMessageNotContaining("planned");
             return null;
         });
     }

@@ -134,6 +134,9 @@ public final class Bench {
                 if (!peers.redisWait(scenarios)) {
                     log.println("redis-wait:// is not installed: no Redis + WAIT rows (add lock-redis-wait to lock-bench's dependencies)");
                 }
+                if (!peers.tair(scenarios)) {
+                    log.println("tair:// is not installed: no Tair rows (add lock-tair to lock-bench's dependencies)");
+                }
                 if (!peers.zookeeper(scenarios)) {
                     log.println("zookeeper:// is not installed: no ZooKeeper rows (add lock-zookeeper to lock-bench's dependencies)");
                 }

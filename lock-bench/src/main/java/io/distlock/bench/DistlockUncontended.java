@@ -22,7 +22,7 @@ final class DistlockUncontended extends LoopScenario {
     private long fenceSum;
 
     DistlockUncontended(String label, String uri, String lockName, boolean readFence) {
-        super(label, uri.startsWith("redis") || uri.startsWith("redlock"));
+        super(label, uri.startsWith("redis") || uri.startsWith("redlock") || uri.startsWith("tair"));
         this.client = Locks.connect(uri);
         this.lock = client.lock(lockName);
         this.readFence = readFence;

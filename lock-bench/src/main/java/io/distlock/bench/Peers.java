@@ -22,6 +22,8 @@ final class Peers implements AutoCloseable {
     static final String REDLOCK = "Redlock N=5 tryAcquire+release (no fence)";
     static final String REDIS_WAIT = "distlock Redis + WAIT (1 replica) tryAcquire+release";
     static final String REDIS_WAIT_SINGLE = "distlock single Redis tryAcquire+release on that primary (no WAIT)";
+    static final String TAIR = "distlock Tair (CAS/CAD, no Lua) tryAcquire+release";
+    static final String TAIR_SINGLE = "distlock single Redis tryAcquire+release on the Tair (CAS/CAD) server";
 
     private final List<AutoCloseable> servers = new ArrayList<>();
     private final List<RedisServer> redisNodes = new ArrayList<>();
@@ -93,6 +95,26 @@ final class Peers implements AutoCloseable {
         into.add(new DistlockUncontended(REDIS_WAIT_SINGLE, primary.uri(), "redis-wait-single-uncontended", false));
         into.add(new DistlockUncontended(REDIS_WAIT, "redis-wait://" + primary.endpoint() + "?replicas=1&waitTimeout=1000",
                 "redis-wait-uncontended", false));
+        return true;
+    }
+
+    /**
+     * distlock's Tair backend on a {@code redis-server} of its own with the project's CAS/CAD module
+     * loaded ({@code TairModule}, built on first use), beside single Redis on the same server (the
+     * issue's target: Tair's p50 at most 1.0× single Redis's; both rows report the server's command
+     * time per operation from {@code INFO commandstats}).
+     *
+     * @return false if {@code tair://} is not installed
+     */
+    boolean tair(List<Scenario> into) {
+        if (!installed("tair")) {
+            return false;
+        }
+        RedisServer server = RedisServer.builder().tairModule().start();
+        servers.add(server);
+        redisNodes.add(server);
+        into.add(new DistlockUncontended(TAIR_SINGLE, server.uri(), "tair-single-uncontended", false));
+        into.add(new DistlockUncontended(TAIR, "tair://" + server.endpoint(), "tair-uncontended", false));
         return true;
     }
 

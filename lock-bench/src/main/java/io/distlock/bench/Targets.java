@@ -48,6 +48,13 @@ final class Targets {
             lines.add("  context: single Redis on the same primary, without WAIT, is "
                     + f(median(report.ratios(Peers.REDIS_WAIT_SINGLE, Floor.PairWithWait.LABEL, false))) + "× that floor");
         }
+        if (!report.row(Peers.TAIR).isEmpty() && !report.row(Peers.TAIR_SINGLE).isEmpty()) {
+            double tair = median(report.ratios(Peers.TAIR, Peers.TAIR_SINGLE, false));
+            lines.add(line(tair <= 1.0, "Tair p50 " + f(tair) + "× single Redis on the same CAS/CAD server (target ≤ 1.0×)"));
+            lines.add("  context: server command time per tryAcquire+release (INFO commandstats): Tair "
+                    + f(median(commandMicros(report, Peers.TAIR))) + " µs, single Redis "
+                    + f(median(commandMicros(report, Peers.TAIR_SINGLE))) + " µs");
+        }
         for (String where : List.of("", ZooKeeperPeers.OWN_PROCESS)) {
             if (!report.row(ZooKeeperPeers.DISTLOCK + where).isEmpty()) {
                 double zk = median(report.ratios(ZooKeeperPeers.DISTLOCK + where, false));
@@ -87,6 +94,11 @@ final class Targets {
 
     private static String line(boolean met, String text) {
         return "- " + (met ? "met:    " : "MISSED: ") + text;
+    }
+
+    /** Each run's server command time per operation of {@code row}, µs ({@link Harness}). */
+    private static double[] commandMicros(Report report, String row) {
+        return report.row(row).stream().mapToDouble(m -> m.extras().getOrDefault("server command µs/op", Double.NaN)).toArray();
     }
 
     private static double median(double[] values) {

@@ -30,6 +30,10 @@ class BenchSmokeTest {
         if (Peers.installed("redlock")) {
             assertThat(report.rowNames()).contains(Peers.REDLOCK, RawFanOutPair.label(5));
         }
+        if (Peers.installed("tair")) {
+            assertThat(report.rowNames()).contains(Peers.TAIR, Peers.TAIR_SINGLE);
+            assertThat(report.row(Peers.TAIR).get(0).extras()).containsKey("server command µs/op");
+        }
         if (Peers.installed("zookeeper")) {
             assertThat(report.rowNames()).contains(ZooKeeperPeers.DISTLOCK, ZooKeeperPeers.CURATOR,
                     ZooKeeperPeers.DISTLOCK + ZooKeeperPeers.OWN_PROCESS, ZooKeeperPeers.CURATOR + ZooKeeperPeers.OWN_PROCESS);

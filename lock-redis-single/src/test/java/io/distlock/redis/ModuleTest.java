@@ -38,7 +38,7 @@ class ModuleTest {
         assertThat(descriptor.exports()).singleElement().satisfies(exports -> {
             assertThat(exports.source()).isEqualTo("io.distlock.redis.internal");
             assertThat(exports.isQualified()).isTrue();
-            assertThat(exports.targets()).containsExactlyInAnyOrder("io.distlock.redlock", "io.distlock.rediswait");
+            assertThat(exports.targets()).containsExactlyInAnyOrder("io.distlock.redlock", "io.distlock.rediswait", "io.distlock.tair");
         });
         assertThat(descriptor.uses()).isEmpty();
         assertThat(descriptor.provides()).hasSize(1);
