@@ -6,6 +6,7 @@ import io.distlock.LockClient;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.tck.NodeFaults;
 import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.FreePorts;
 import org.awaitility.Awaitility;
@@ -85,6 +86,45 @@ class EtcdBackendTest {
             assertThat(etcd.keys("/shape/locks/orders%2Feu/")).isEmpty();
         }
         assertThat(etcd.keys("/shape/")).as("closing the clients revokes their sessions, and their keys go with them").isEmpty();
+    }
+
+    /**
+     * The member is frozen, so an acquire's call waits for an answer that does not come (an attempt
+     * waits a quarter of the 20 s operation timeout before it is sent again); closing the client
+     * must end that acquire at once with {@link IllegalStateException}, not after the attempt's wait.
+     */
+    @Test
+    void closingTheClientEndsAnAcquireWhoseCallIsInFlight() throws Exception {
+        LockClient client = Locks.connect(java.net.URI.create(etcd.uri("/closing?sessionTtl=30")),
+                LockOptions.builder().operationTimeout(Duration.ofSeconds(20)).build());
+        CompletableFuture<Throwable> outcome = new CompletableFuture<>();
+        Thread acquiring = new Thread(() -> {
+            try {
+                client.lock("job").tryAcquire(Duration.ofSeconds(10));
+                outcome.complete(null);
+            } catch (Throwable t) {
+                outcome.complete(t);
+            }
+        }, "acquire-in-flight");
+        NodeFaults.Fault frozen = etcd.pause(0);
+        CompletableFuture<Void> closed;
+        try {
+            acquiring.start();
+            Awaitility.await().atMost(Duration.ofSeconds(5))
+                    .until(() -> acquiring.getState() == Thread.State.TIMED_WAITING || acquiring.getState() == Thread.State.WAITING);
+            long closing = System.nanoTime();
+            closed = CompletableFuture.runAsync(client::close); // its lease revoke waits for the member
+
+            Throwable failure = outcome.get(10, TimeUnit.SECONDS);
+            Duration ended = Duration.ofNanos(System.nanoTime() - closing);
+
+            assertThat(failure).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+            assertThat(ended).as("the acquire ended %s after close() began; its attempt would have waited 5 s", ended)
+                    .isLessThan(Duration.ofSeconds(2));
+        } finally {
+            frozen.close();
+        }
+        closed.get(30, TimeUnit.SECONDS);
     }
 
     @Test

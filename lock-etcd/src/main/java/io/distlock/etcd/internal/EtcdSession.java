@@ -93,6 +93,12 @@ final class EtcdSession implements AutoCloseable {
     private volatile Duration grantedTtl;
     private volatile boolean suspended;
     private volatile boolean closed;
+    /**
+     * Completed when closing starts: a call in flight then stops waiting for its answer at once.
+     * jetcd does not fail a call whose channel is shut down until the attempt's own timeout, so
+     * without this a thread in an acquire would learn of the close only up to an attempt later.
+     */
+    private final CompletableFuture<Object> closing = new CompletableFuture<>();
 
     private EtcdSession(EtcdEndpoint endpoint, LockOptions options, DriverContext context, Listener listener) {
         this.endpoint = endpoint;
@@ -366,7 +372,13 @@ final class EtcdSession implements AutoCloseable {
                 long wait = Math.min(Math.max(0, left), attemptTimeout.toNanos());
                 RuntimeException failure;
                 try {
-                    return attempt.get(wait, TimeUnit.NANOSECONDS);
+                    CompletableFuture.anyOf(attempt, closing).get(wait, TimeUnit.NANOSECONDS);
+                    if (!attempt.isDone()) {
+                        attempt.cancel(true);
+                        throw new BackendUnavailableException(endpointNames(), "the client for etcd at " + endpoint
+                                + " was closed while it was waiting to " + what, null);
+                    }
+                    return attempt.get();
                 } catch (InterruptedException e) {
                     // Not ours to act on: the engine decides what an interrupt means.
                     interrupted = true;
@@ -488,6 +500,7 @@ final class EtcdSession implements AutoCloseable {
         if (closed) {
             return;
         }
+        closing.complete(null);
         long id = leaseId;
         keeper.shutdownNow();
         if (id != 0) {
