@@ -87,7 +87,12 @@ abstract class PartitionRules extends RevocationRules {
         try (PartitionedClient w = partition.open()) {
             DistributedLock lock = w.client().lock(rig.name);
             Duration maxWait = env().scaled(Duration.ofMillis(800));
+            long beforeW = w.requestsSent();
             Rig.Waiter<Optional<Lease>> waiter = rig.start("W", () -> rig.track(lock.tryAcquire(env().longLease(), maxWait)));
+            // Parked after its request went out: a thread can park before it sends anything, and a
+            // cut made then would leave no request on the server, and the rule nothing to check.
+            env().awaitUntil(msg("waiting for W's first request to go out"), env().defaultTimeout(),
+                    () -> w.requestsSent() > beforeW);
             rig.awaitBlocked(waiter);
             w.dropAll();
             long sentAtDrop = w.requestsSent();
