@@ -2,6 +2,7 @@ package io.distlock;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Settings every backend honours. Immutable; build with {@link #builder()}. Backend-specific
@@ -17,6 +18,7 @@ public final class LockOptions {
     private final Duration clockDriftMinimum;
     private final Duration minRetryBackoff;
     private final Duration maxRetryBackoff;
+    private final LockListener listener;
 
     private LockOptions(Builder b) {
         this.connectTimeout = b.connectTimeout;
@@ -25,9 +27,10 @@ public final class LockOptions {
         this.clockDriftMinimum = b.clockDriftMinimum;
         this.minRetryBackoff = b.minRetryBackoff;
         this.maxRetryBackoff = b.maxRetryBackoff;
+        this.listener = b.listener;
     }
 
-    /** @return connect timeout 2 s, operation timeout 2 s, drift 1 % + 2 ms, back-off 5–100 ms */
+    /** @return connect timeout 2 s, operation timeout 2 s, drift 1 % + 2 ms, back-off 5–100 ms, no listener */
     public static LockOptions defaults() {
         return DEFAULTS;
     }
@@ -43,7 +46,8 @@ public final class LockOptions {
                 .connectTimeout(connectTimeout)
                 .operationTimeout(operationTimeout)
                 .clockDrift(clockDriftFactor, clockDriftMinimum)
-                .retryBackoff(minRetryBackoff, maxRetryBackoff);
+                .retryBackoff(minRetryBackoff, maxRetryBackoff)
+                .listener(listener);
     }
 
     /** @return how long establishing a connection may take before the backend counts as unavailable */
@@ -88,11 +92,17 @@ public final class LockOptions {
         return maxRetryBackoff;
     }
 
+    /** @return the listener told of every lock event of the client, if one was set */
+    public Optional<LockListener> listener() {
+        return Optional.ofNullable(listener);
+    }
+
     @Override
     public String toString() {
         return "LockOptions[connectTimeout=" + connectTimeout + ", operationTimeout=" + operationTimeout
                 + ", clockDrift=" + clockDriftFactor + "×lease+" + clockDriftMinimum
-                + ", retryBackoff=" + minRetryBackoff + ".." + maxRetryBackoff + "]";
+                + ", retryBackoff=" + minRetryBackoff + ".." + maxRetryBackoff
+                + (listener != null ? ", listener=" + listener.getClass().getName() : "") + "]";
     }
 
     /** Builds {@link LockOptions}; every setter validates its argument at once. */
@@ -103,6 +113,7 @@ public final class LockOptions {
         private Duration clockDriftMinimum = Duration.ofMillis(2);
         private Duration minRetryBackoff = Duration.ofMillis(5);
         private Duration maxRetryBackoff = Duration.ofMillis(100);
+        private LockListener listener;
 
         private Builder() {
         }
@@ -160,6 +171,18 @@ public final class LockOptions {
             }
             this.minRetryBackoff = min;
             this.maxRetryBackoff = max;
+            return this;
+        }
+
+        /**
+         * Sets the listener told of every lock event of the client (see {@link LockListener} for
+         * its threads and cost); a client without one creates no events.
+         *
+         * @param listener the listener, or null for none
+         * @return this builder
+         */
+        public Builder listener(LockListener listener) {
+            this.listener = listener;
             return this;
         }
 

@@ -6,7 +6,9 @@ import io.distlock.DistributedLock;
 import io.distlock.Feature;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockEvent;
 import io.distlock.LockException;
+import io.distlock.LockListener;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
@@ -41,6 +43,8 @@ final class EngineClient implements LockClient, DriverContext {
 
     private final BackendDescriptor descriptor;
     private final LockOptions options;
+    /** Null without a listener: then no event is even created (the bench's uncontended row pays nothing). */
+    private final LockListener listener;
     private final String endpoint;
     private final EngineRuntime runtime;
     private final LeaseKeeper keeper;
@@ -68,6 +72,7 @@ final class EngineClient implements LockClient, DriverContext {
     private EngineClient(BackendDescriptor descriptor, LockOptions options, String endpoint, EngineRuntime runtime) {
         this.descriptor = descriptor;
         this.options = options;
+        this.listener = options.listener().orElse(null);
         this.endpoint = endpoint;
         this.runtime = runtime;
         this.keeper = new LeaseKeeper(this);
@@ -121,6 +126,7 @@ final class EngineClient implements LockClient, DriverContext {
         for (EngineLease lease : new ArrayList<>(held.values())) {
             if (lease.releaseLocally()) {
                 grants.add(lease.grant());
+                emit(LockEvent.Type.RELEASED, lease.lockName(), lease.heldNanos(), null, null);
             }
         }
         try {
@@ -371,6 +377,28 @@ final class EngineClient implements LockClient, DriverContext {
      */
     void leaseEnded(EngineLease lease) {
         cleanup.soon(serverExpiresLeases ? new Cleanup.Release(lease.grant(), mootAt(lease)) : new Cleanup.LeaseEnd(lease.grant()));
+    }
+
+    /** @return true if a listener is set: only then are events worth creating */
+    boolean listening() {
+        return listener != null;
+    }
+
+    /**
+     * Tells the listener, if any. Its failure is logged and otherwise ignored: a listener never
+     * changes what a lock does, and an exception from it must not look like the lock's own.
+     */
+    void emit(LockEvent.Type type, String lockName, long nanos, Lease.LossReason reason, Throwable failure) {
+        LockListener l = listener;
+        if (l == null) {
+            return;
+        }
+        try {
+            l.onEvent(new LockEvent(type, descriptor.scheme(), lockName, Duration.ofNanos(Math.max(0, nanos)), reason, failure));
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "lock listener " + l.getClass().getName() + " failed on a " + type
+                    + " event of '" + lockName + "'; ignored", e);
+        }
     }
 
     /** When a removal stops mattering: on a TTL store, once the latest write's lease time (and a write in flight) has passed. */

@@ -3,6 +3,7 @@ package io.distlock.engine;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Feature;
 import io.distlock.Lease;
+import io.distlock.LockEvent;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 
@@ -38,6 +39,8 @@ final class EngineLease implements Lease {
     private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
     /** One extension in flight per lease: the caller's and the keeper's are serialised on this permit. */
     private final Semaphore extending = new Semaphore(1);
+    /** When the lease was admitted (monotonic clock), for the hold time a listener is told. */
+    private final long grantedAt;
 
     // Guarded by this; validUntil is also read without the lock by remaining()/isValid().
     private Duration leaseTime;
@@ -59,6 +62,7 @@ final class EngineLease implements Lease {
         this.validUntil = validUntil;
         this.writesLiveUntil = requestStart + leaseTime.toNanos();
         this.renewDue = requestStart + leaseTime.toNanos() / 3;
+        this.grantedAt = client.nanoTime();
     }
 
     Grant grant() {
@@ -115,11 +119,13 @@ final class EngineLease implements Lease {
                 return false;
             }
             if (outcome.isUnknown()) {
+                client.emit(LockEvent.Type.RENEWAL_FAILED, grant.name(), 0, null, outcome.cause());
                 throw outcome.cause();
             }
             if (!renewed(start, newLeaseTime)) {
                 return false; // declared lost or released while the request was in flight; cleaned up there
             }
+            client.emit(LockEvent.Type.EXTENDED, grant.name(), newLeaseTime.toNanos(), null, null);
             return true;
         } finally {
             extending.release();
@@ -178,6 +184,7 @@ final class EngineLease implements Lease {
         client.forget(this);
         if (previous == State.HELD) {
             client.release(this);
+            client.emit(LockEvent.Type.RELEASED, grant.name(), heldNanos(), null, null);
         }
         // A lost lease was handed to the cleanup when it was lost.
     }
@@ -219,8 +226,14 @@ final class EngineLease implements Lease {
         if (state.compareAndSet(State.HELD, State.LOST)) {
             client.forget(this);
             client.leaseEnded(this);
+            client.emit(LockEvent.Type.LOST, grant.name(), heldNanos(), reason, null);
             lost.completeAsync(() -> reason);
         }
+    }
+
+    /** @return how long ago the lease was granted */
+    long heldNanos() {
+        return client.nanoTime() - grantedAt;
     }
 
     boolean isHeld() {

@@ -3,6 +3,7 @@ package io.distlock.engine;
 import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
+import io.distlock.LockEvent;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.LockRequest;
@@ -48,7 +49,7 @@ final class EngineLock implements DistributedLock {
     public Optional<Lease> tryAcquire(Duration leaseTime) {
         client.checkLeaseTime(leaseTime);
         try {
-            return acquire(leaseTime, 0, false, 0);
+            return observed(leaseTime, 0, false, 0);
         } catch (InterruptedException e) {
             throw new AssertionError("a single attempt does not wait", e);
         }
@@ -58,19 +59,41 @@ final class EngineLock implements DistributedLock {
     public Optional<Lease> tryAcquire(Duration leaseTime, Duration maxWait) throws InterruptedException {
         client.checkLeaseTime(leaseTime);
         long maxWaitNanos = Arguments.maxWaitNanos(maxWait);
-        return acquire(leaseTime, maxWaitNanos, true, maxWaitNanos);
+        return observed(leaseTime, maxWaitNanos, true, maxWaitNanos);
     }
 
     @Override
     public Lease acquire(Duration leaseTime) throws InterruptedException {
         client.checkLeaseTime(leaseTime);
-        return acquire(leaseTime, Arguments.FOREVER.toNanos(), true, client.options().connectTimeout().toNanos())
+        return observed(leaseTime, Arguments.FOREVER.toNanos(), true, client.options().connectTimeout().toNanos())
                 .orElseThrow(() -> new IllegalStateException("waited a century for '" + name + "'"));
     }
 
     @Override
     public String toString() {
         return "DistributedLock[" + name + "]";
+    }
+
+    /** The acquire, with its outcome and the time it took told to the client's listener, if there is one. */
+    private Optional<Lease> observed(Duration leaseTime, long maxWaitNanos, boolean waiting, long unknownGraceNanos)
+            throws InterruptedException {
+        if (!client.listening()) {
+            return acquire(leaseTime, maxWaitNanos, waiting, unknownGraceNanos);
+        }
+        long start = client.nanoTime();
+        try {
+            Optional<Lease> lease = acquire(leaseTime, maxWaitNanos, waiting, unknownGraceNanos);
+            LockEvent.Type type = lease.isPresent() ? LockEvent.Type.ACQUIRED
+                    : maxWaitNanos == 0 ? LockEvent.Type.BUSY : LockEvent.Type.TIMED_OUT;
+            client.emit(type, name, client.nanoTime() - start, null, null);
+            return lease;
+        } catch (BackendUnavailableException e) {
+            client.emit(LockEvent.Type.UNAVAILABLE, name, client.nanoTime() - start, null, e);
+            throw e;
+        } catch (InterruptedException e) {
+            client.emit(LockEvent.Type.INTERRUPTED, name, client.nanoTime() - start, null, null);
+            throw e;
+        }
     }
 
     /**

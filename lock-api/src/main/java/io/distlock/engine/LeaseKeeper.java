@@ -1,6 +1,7 @@
 package io.distlock.engine;
 
 import io.distlock.Lease;
+import io.distlock.LockEvent;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Renewal;
 
@@ -183,8 +184,11 @@ final class LeaseKeeper {
                 if (outcome.isLost()) {
                     lease.markLost(Lease.LossReason.REVOKED);
                 } else if (outcome.isExtended()) {
-                    lease.renewed(start, renewals.get(i).leaseTime()); // false: released or lost meanwhile, cleaned up there
+                    if (lease.renewed(start, renewals.get(i).leaseTime())) { // false: released or lost meanwhile, cleaned up there
+                        client.emit(LockEvent.Type.EXTENDED, lease.lockName(), renewals.get(i).leaseTime().toNanos(), null, null);
+                    }
                 } else {
+                    client.emit(LockEvent.Type.RENEWAL_FAILED, lease.lockName(), 0, null, outcome.cause());
                     // The backend may only be slow or briefly away: keep trying until the validity
                     // ends, at which point the lease is declared lost (EXPIRED) by the same queue.
                     if (!loggedUnknown) {

@@ -1,0 +1,116 @@
+package io.distlock;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One thing a lock did, as reported to a {@link LockListener}. Immutable.
+ *
+ * <p>{@link #duration()} depends on the {@link Type}: for an acquire's outcome it is the time the
+ * acquire call took (waiting included); for {@link Type#RELEASED} and {@link Type#LOST}, how long
+ * the lease was held (from its grant); for {@link Type#EXTENDED}, the lease time of the extension;
+ * otherwise zero.
+ */
+public final class LockEvent {
+
+    /** What happened. */
+    public enum Type {
+        /** An acquire was granted a lease. Duration: the time the acquire took. */
+        ACQUIRED,
+        /** A single attempt ({@code tryAcquire(leaseTime)}, or a zero wait) found the lock held by someone else. */
+        BUSY,
+        /** A waiting acquire's wait ended while someone else still held the lock. */
+        TIMED_OUT,
+        /**
+         * An acquire ended with no definite answer from the backend ({@link BackendUnavailableException},
+         * see {@link #failure()}): the lock may or may not have been free; nothing is left held.
+         */
+        UNAVAILABLE,
+        /** A waiting acquire was interrupted; nothing is left held. */
+        INTERRUPTED,
+        /** A lease was released by its holder, or by the client's {@link LockClient#close()}. Duration: the hold time. */
+        RELEASED,
+        /** The server confirmed an extension, a caller's {@link Lease#extend} or the automatic renewal. Duration: its lease time. */
+        EXTENDED,
+        /**
+         * An extension (a renewal, or a caller's {@link Lease#extend}) got no definite answer (see
+         * {@link #failure()}): the lease keeps its validity, and the renewal is retried until it ends.
+         */
+        RENEWAL_FAILED,
+        /** A lease was lost without being released; see {@link #lossReason()}. Duration: the hold time. */
+        LOST,
+    }
+
+    private final Type type;
+    private final String backend;
+    private final String lockName;
+    private final Duration duration;
+    private final Lease.LossReason lossReason;
+    private final Throwable failure;
+
+    /**
+     * @param type       what happened
+     * @param backend    the backend's URI scheme ({@link BackendDescriptor#scheme()})
+     * @param lockName   the lock's name
+     * @param duration   see the class comment; not negative
+     * @param lossReason the reason, for {@link Type#LOST} only (else null)
+     * @param failure    the unknown outcome's cause, for {@link Type#UNAVAILABLE} and
+     *                   {@link Type#RENEWAL_FAILED} only (else null)
+     * @throws NullPointerException     if {@code type}, {@code backend}, {@code lockName} or
+     *                                  {@code duration} is null, or a LOST event has no reason
+     * @throws IllegalArgumentException if {@code duration} is negative
+     */
+    public LockEvent(Type type, String backend, String lockName, Duration duration, Lease.LossReason lossReason,
+                     Throwable failure) {
+        this.type = Objects.requireNonNull(type, "type");
+        this.backend = Objects.requireNonNull(backend, "backend");
+        this.lockName = Objects.requireNonNull(lockName, "lockName");
+        this.duration = Objects.requireNonNull(duration, "duration");
+        if (duration.isNegative()) {
+            throw new IllegalArgumentException("duration must not be negative, was " + duration);
+        }
+        if (type == Type.LOST) {
+            Objects.requireNonNull(lossReason, "lossReason of a LOST event");
+        }
+        this.lossReason = type == Type.LOST ? lossReason : null;
+        this.failure = failure;
+    }
+
+    /** @return what happened */
+    public Type type() {
+        return type;
+    }
+
+    /** @return the backend's URI scheme, e.g. {@code redis} */
+    public String backend() {
+        return backend;
+    }
+
+    /** @return the lock's name (unbounded in number: think twice before making it a metric tag) */
+    public String lockName() {
+        return lockName;
+    }
+
+    /** @return the wait, hold or lease time, as the class comment says; zero where none applies */
+    public Duration duration() {
+        return duration;
+    }
+
+    /** @return why the lease was lost, for {@link Type#LOST}; otherwise empty */
+    public Optional<Lease.LossReason> lossReason() {
+        return Optional.ofNullable(lossReason);
+    }
+
+    /** @return the cause of an unknown outcome ({@link Type#UNAVAILABLE}, {@link Type#RENEWAL_FAILED}); otherwise empty */
+    public Optional<Throwable> failure() {
+        return Optional.ofNullable(failure);
+    }
+
+    @Override
+    public String toString() {
+        return "LockEvent[" + type + ", " + backend + ", '" + lockName + "', " + duration
+                + (lossReason != null ? ", " + lossReason : "")
+                + (failure != null ? ", " + failure.getClass().getSimpleName() : "") + "]";
+    }
+}
