@@ -2,6 +2,7 @@ package io.distlock.bench;
 
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.DistributedLock;
 
@@ -22,8 +23,13 @@ final class DistlockUncontended extends LoopScenario {
     private long fenceSum;
 
     DistlockUncontended(String label, String uri, String lockName, boolean readFence) {
+        this(label, uri, lockName, readFence, LockOptions.defaults());
+    }
+
+    /** With {@code options}: a listener set on the client, say. */
+    DistlockUncontended(String label, String uri, String lockName, boolean readFence, LockOptions options) {
         super(label, uri.startsWith("redis") || uri.startsWith("redlock") || uri.startsWith("tair"));
-        this.client = Locks.connect(uri);
+        this.client = Locks.connect(uri, options);
         this.lock = client.lock(lockName);
         this.readFence = readFence;
     }

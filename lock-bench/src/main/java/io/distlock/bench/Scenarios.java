@@ -1,6 +1,9 @@
 package io.distlock.bench;
 
+import io.distlock.LockOptions;
+import io.distlock.micrometer.MicrometerLockListener;
 import io.distlock.tck.fixtures.RedisServer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +17,7 @@ final class Scenarios {
 
     static final String DISTLOCK_FENCE = "distlock single Redis tryAcquire+release, fence read";
     static final String DISTLOCK_NO_FENCE = "distlock single Redis tryAcquire+release, fence not read";
+    static final String DISTLOCK_METERED = "distlock single Redis tryAcquire+release, fence not read, Micrometer listener";
     static final String REDISSON_RLOCK = "Redisson 4 RLock lock+unlock";
     static final String CONTENDED_DISTLOCK = "contended, 4 clients: distlock single Redis";
     static final String CONTENDED_REDISSON = "contended, 4 clients: Redisson 4 RLock";
@@ -32,6 +36,10 @@ final class Scenarios {
         into.add(new DriverOnly(redis.uri(), "driver-only"));
         into.add(new DistlockUncontended(DISTLOCK_FENCE, redis.uri(), "uncontended-fenced", true));
         into.add(new DistlockUncontended(DISTLOCK_NO_FENCE, redis.uri(), "uncontended", false));
+        // The listener's cost: the row above with lock-micrometer's listener on a registry that keeps
+        // every meter in memory (a Prometheus or OTLP registry only adds its own export work).
+        into.add(new DistlockUncontended(DISTLOCK_METERED, redis.uri(), "uncontended-metered", false,
+                LockOptions.builder().listener(MicrometerLockListener.of(new SimpleMeterRegistry())).build()));
         into.add(RedissonUncontended.rLock(host, port, "redisson-uncontended"));
         into.add(RedissonUncontended.rFencedLock(host, port, "redisson-uncontended-fenced"));
         List<Contended.Contender> raw = new ArrayList<>();

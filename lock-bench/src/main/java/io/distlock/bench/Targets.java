@@ -23,6 +23,12 @@ final class Targets {
             lines.add(line(ratio <= 1.10, row + ": p50 " + f(ratio) + "× the pair (target ≤ 1.10×)"));
             lines.add(line(ratio < redisson, row + ": p50 " + f(ratio) + "× vs Redisson RLock " + f(redisson) + "× (target: below)"));
         }
+        if (!report.row(Scenarios.DISTLOCK_METERED).isEmpty() && !report.row(Scenarios.DISTLOCK_NO_FENCE).isEmpty()) {
+            double metered = median(report.ratios(Scenarios.DISTLOCK_METERED, Scenarios.DISTLOCK_NO_FENCE, false));
+            double meteredP99 = median(report.ratios(Scenarios.DISTLOCK_METERED, Scenarios.DISTLOCK_NO_FENCE, true));
+            lines.add("listener cost: with lock-micrometer's listener set, p50 " + f(metered) + "× / p99 " + f(meteredP99)
+                    + "× the same row with none set");
+        }
         if (!report.row(Scenarios.CONTENDED_DISTLOCK).isEmpty()) {
             double p50 = median(report.ratios(Scenarios.CONTENDED_DISTLOCK, false));
             double p99 = median(report.ratios(Scenarios.CONTENDED_DISTLOCK, true));
