@@ -38,6 +38,15 @@ public interface Lease extends AutoCloseable {
     String lockName();
 
     /**
+     * The backend that granted this lease: its scheme, its {@link Guarantee} and its
+     * {@link Feature}s — for code handed a lease that must know what it promises (a fenced write
+     * that needs {@link Feature#FENCING_TOKENS}, say).
+     *
+     * @return the granting backend's descriptor (the same as {@link LockClient#backend()})
+     */
+    BackendDescriptor backend();
+
+    /**
      * A number that strictly increases with every grant of this lock name, for the protected
      * resource to check: it must reject a write carrying a token lower than one it has already
      * seen. Present if and only if the backend declares {@link Feature#FENCING_TOKENS}.

@@ -1,5 +1,6 @@
 package io.distlock.engine;
 
+import io.distlock.BackendDescriptor;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Feature;
 import io.distlock.Lease;
@@ -72,6 +73,11 @@ final class EngineLease implements Lease {
     @Override
     public String lockName() {
         return grant.name();
+    }
+
+    @Override
+    public BackendDescriptor backend() {
+        return client.backend();
     }
 
     @Override

@@ -56,6 +56,7 @@ class EngineEventsTest {
         lease.release();
 
         assertThat(types()).containsExactly(Type.ACQUIRED, Type.RELEASED);
+        assertThat(lease.backend()).as("the lease names the backend that granted it").isEqualTo(ScriptedDriver.DESCRIPTOR);
         LockEvent acquired = events.get(0);
         assertThat(acquired.backend()).isEqualTo("scripted");
         assertThat(acquired.lockName()).isEqualTo("a");
