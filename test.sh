@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # distlock's test command: installs what a fresh Debian/Ubuntu machine lacks (the servers the
-# tests start on free loopback ports, and a C compiler for the Tair tests' Redis module), then
-# builds and runs every test through the Maven wrapper.
+# tests start on free loopback ports, PostgreSQL included, and a C compiler for the Tair tests'
+# Redis module), then builds and runs every test through the Maven wrapper.
 # Extra arguments go to the reactor build, e.g. ./test.sh -Ddistlock.tck.timeoutFactor=3. Maven
 # options for every build below (the examples and the demo too) go in Maven's own MAVEN_ARGS, e.g.
 # MAVEN_ARGS=-Dmaven.repo.local=/path/to/repo ./test.sh
@@ -11,6 +11,9 @@ cd "$(dirname "$0")"
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+# lock-fenced-jdbc's tests run PostgreSQL (lock-tck's PostgresServer); Debian keeps its binaries off
+# the PATH, in /usr/lib/postgresql/<version>/bin.
+compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
 # The C compiler builds the CAS/CAD Redis module the Tair tests load into redis-server (lock-tck's TairModule).
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 
@@ -25,9 +28,17 @@ if ((${#missing[@]})); then
       chmod +x /usr/sbin/policy-rc.d
       policy_created=1
     fi
+    # Nor create PostgreSQL's packaged cluster (it would be set to start on the default port 5432).
+    pg_conf_created=
+    if [ ! -e /etc/postgresql-common/createcluster.d/distlock.conf ]; then
+      mkdir -p /etc/postgresql-common/createcluster.d
+      echo 'create_main_cluster = false' > /etc/postgresql-common/createcluster.d/distlock.conf
+      pg_conf_created=1
+    fi
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     if [ -n "$policy_created" ]; then rm -f /usr/sbin/policy-rc.d; fi
+    if [ -n "$pg_conf_created" ]; then rm -f /etc/postgresql-common/createcluster.d/distlock.conf; fi
   else
     echo "test.sh: missing ${missing[*]}; install with: sudo apt-get install -y ${missing[*]}" >&2
     exit 1

@@ -1,0 +1,260 @@
+package io.distlock.fenced.jdbc;
+
+import io.distlock.Lease;
+import io.distlock.LockClient;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+
+/**
+ * The fenced write, in the database: a check the caller makes <em>inside its own transaction</em>,
+ * before (or after) its writes to a resource, which records the highest fencing token seen for the
+ * resource and refuses a lower one. A holder that lost its lock to a pause — the seed's scenario:
+ * A's lease runs out during a GC pause, B takes the lock and writes, A wakes up and writes — carries
+ * a lower token than the holder who came after it, and its transaction is refused.
+ *
+ * <pre>{@code
+ * FencedWrites fence = FencedWrites.postgres("distlock_fence");
+ * try (Lease lease = client.lock("order-42").acquire(Duration.ofSeconds(30))) {
+ *     connection.setAutoCommit(false);
+ *     fence.check(connection, "order-42", lease);     // StaleTokenException if a later holder wrote
+ *     // ... the transaction's own writes to order 42 ...
+ *     connection.commit();                            // on any exception: connection.rollback()
+ * }
+ * }</pre>
+ *
+ * <p><b>What it guarantees.</b> Among transactions that check the same resource and commit, the
+ * tokens are non-decreasing in commit order: once a transaction that checked token {@code t}
+ * committed, no transaction checking a token below {@code t} can commit a check. The same token
+ * passes again (one holder may write in several transactions). The check is one SQL statement,
+ * an upsert on the resource's row, so it takes the row's lock: a concurrent check of the same
+ * resource waits until this transaction commits or rolls back, and a rollback undoes the check.
+ * This holds only if the tokens come from a backend with
+ * {@link io.distlock.Feature#FENCING_TOKENS} ({@code zookeeper://}, {@code etcd://}), whose tokens
+ * strictly increase with every grant of a lock, and only for writes made in a transaction that
+ * checked, on the same database.
+ *
+ * <p><b>The table</b> holds one row per resource: {@code resource text PRIMARY KEY, token bigint}.
+ * It is not created behind the caller's back: a missing table is an {@link SQLException} whose
+ * message gives the exact {@code CREATE TABLE} ({@link #createTableStatement()}); create it with
+ * your migrations, or once at start-up with {@link #createTableIfMissing(Connection)}.
+ *
+ * <p>Immutable and thread-safe; one instance per table serves every connection.
+ */
+public final class FencedWrites {
+
+    /** The table name the README uses; any valid name may be given instead. */
+    public static final String DEFAULT_TABLE = "distlock_fence";
+
+    // An unquoted SQL identifier, optionally schema-qualified: the name is put into SQL text, so
+    // it is checked, never quoted or escaped. 63 is PostgreSQL's identifier length.
+    private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+    // SQLStates: 42P01 undefined_table, 3F000 invalid_schema_name, 42703 undefined_column.
+    private static final String UNDEFINED_TABLE = "42P01";
+    private static final String UNDEFINED_SCHEMA = "3F000";
+    private static final String UNDEFINED_COLUMN = "42703";
+
+    private final String table;
+    private final String createTable;
+    private final String upsert;
+
+    private FencedWrites(String table) {
+        this.table = table;
+        this.createTable = "CREATE TABLE IF NOT EXISTS " + table
+                + " (resource text PRIMARY KEY, token bigint NOT NULL CHECK (token >= 0))";
+        // One statement reads the recorded token and writes the new one on the row it has locked.
+        // Why no update is lost: INSERT ... ON CONFLICT DO UPDATE locks the conflicting row before
+        // it computes GREATEST. A concurrent check of the same resource (even one racing to insert
+        // the first row: the unique index makes it wait for the other insert's transaction) blocks
+        // on that lock until this transaction ends, then computes GREATEST from the row version
+        // this transaction committed (READ COMMITTED takes the latest committed version here, not
+        // the statement's snapshot). So no check ever compares against a token that a committed
+        // check has already raised; under REPEATABLE READ or SERIALIZABLE the waiting check fails
+        // with a serialization error (SQLState 40001) instead, and the caller retries.
+        // Why GREATEST, not "DO UPDATE ... WHERE fence.token <= EXCLUDED.token": a refused row
+        // returns nothing then, and reading the winning token for the error in the same statement
+        // (a CTE's SELECT) would read the statement's snapshot, which may predate the very row
+        // version the upsert waited for. RETURNING the row as updated gives it exactly; a refusal
+        // leaves the value unchanged.
+        this.upsert = "INSERT INTO " + table + " AS fence (resource, token) VALUES (?, ?)"
+                + " ON CONFLICT (resource) DO UPDATE SET token = GREATEST(fence.token, EXCLUDED.token)"
+                + " RETURNING fence.token";
+    }
+
+    /**
+     * The fence for PostgreSQL (9.5 or later: {@code INSERT ... ON CONFLICT}).
+     *
+     * @param table the fence table: an unquoted SQL identifier ({@code [A-Za-z_][A-Za-z0-9_]*}, at most
+     *              63 characters), optionally schema-qualified ({@code schema.table}); PostgreSQL
+     *              folds it to lower case
+     * @return the fence on that table (nothing is checked in the database yet)
+     * @throws NullPointerException     if {@code table} is null
+     * @throws IllegalArgumentException if {@code table} is not such an identifier
+     */
+    public static FencedWrites postgres(String table) {
+        Objects.requireNonNull(table, "table");
+        if (!TABLE_NAME.matcher(table).matches()) {
+            throw new IllegalArgumentException("fence table name '" + table + "' is not an unquoted SQL identifier "
+                    + "(letters, digits and _, not starting with a digit, at most 63 characters; optionally schema.table)");
+        }
+        return new FencedWrites(table);
+    }
+
+    /** @return the fence table's name, as given */
+    public String table() {
+        return table;
+    }
+
+    /**
+     * @return the statement that creates the fence table if it does not exist:
+     *         {@code CREATE TABLE IF NOT EXISTS <table> (resource text PRIMARY KEY, token bigint NOT NULL CHECK (token >= 0))}
+     */
+    public String createTableStatement() {
+        return createTable;
+    }
+
+    /**
+     * Runs {@link #createTableStatement()} on the connection (in its transaction, if one is open).
+     * For start-up or migrations, not for every write; PostgreSQL's {@code IF NOT EXISTS} does not
+     * make two concurrent creations of the same table both succeed.
+     *
+     * @param connection an open connection allowed to create the table
+     * @throws SQLException if the database refuses (no privilege, say)
+     */
+    public void createTableIfMissing(Connection connection) throws SQLException {
+        Objects.requireNonNull(connection, "connection");
+        try (Statement statement = connection.createStatement()) {
+            statement.execute(createTable);
+        }
+    }
+
+    /**
+     * {@link #check(Connection, String, long)} with the lease's fencing token. The lease's validity
+     * is not consulted: a pause can outlast it right after any look at it, and the token is what the
+     * database can check.
+     *
+     * @param connection the transaction's connection, auto-commit off
+     * @param resource   what the transaction writes to (often the lock's name)
+     * @param lease      the lease the writer holds, from a backend with fencing tokens
+     * @throws StaleTokenException      if a higher token was recorded for the resource: roll back
+     * @throws IllegalArgumentException if the lease has no fencing token (its backend lacks
+     *                                  {@link io.distlock.Feature#FENCING_TOKENS}), or as
+     *                                  {@link #check(Connection, String, long)}
+     * @throws NullPointerException     if an argument is null
+     * @throws IllegalStateException    as {@link #check(Connection, String, long)}
+     * @throws SQLException             as {@link #check(Connection, String, long)}
+     */
+    public void check(Connection connection, String resource, Lease lease) throws SQLException {
+        Objects.requireNonNull(lease, "lease");
+        OptionalLong token = lease.fencingToken();
+        if (token.isEmpty()) {
+            throw new IllegalArgumentException("the lease on lock '" + lease.lockName() + "' has no fencing token: its "
+                    + "backend does not declare Feature.FENCING_TOKENS (redlock:// and redis-wait:// do not), so no database "
+                    + "can tell its holder from a later one. Take the lock from a CORRECTNESS backend, whose tokens the "
+                    + "fence can rely on: zookeeper:// or etcd://");
+        }
+        check(connection, resource, token.getAsLong());
+    }
+
+    /**
+     * Records {@code token} as the highest seen for {@code resource}, or refuses it if a higher one
+     * was recorded; an equal token passes. One SQL statement, in the connection's current
+     * transaction: it holds the resource's row lock until that transaction ends (a concurrent check
+     * of the resource waits for it), a rollback undoes it, and only a commit makes it count.
+     *
+     * <p>After a {@link StaleTokenException} the transaction is still open: roll it back. After
+     * an {@link SQLException} from the database PostgreSQL has aborted the transaction: roll back.
+     *
+     * @param connection the transaction's connection to PostgreSQL, auto-commit off
+     * @param resource   what the transaction writes to: not blank, at most
+     *                   {@value LockClient#MAX_NAME_LENGTH} characters, no control characters
+     * @param token      the writer's fencing token, {@code >= 0}
+     * @throws StaleTokenException      if a higher token was recorded for the resource (it names both)
+     * @throws IllegalArgumentException if {@code resource} is blank, too long or has a control
+     *                                  character, if {@code token} is negative, or if the connection
+     *                                  is not to PostgreSQL
+     * @throws IllegalStateException    if the connection is in auto-commit mode: the check would
+     *                                  commit alone, and the writes after it would not be fenced
+     * @throws NullPointerException     if {@code connection} or {@code resource} is null
+     * @throws SQLException             if the fence table (or its schema, or a column) is missing —
+     *                                  the message gives the {@code CREATE TABLE} —, or the
+     *                                  database fails otherwise (a serialization failure, 40001,
+     *                                  under REPEATABLE READ or SERIALIZABLE: retry the transaction)
+     */
+    public void check(Connection connection, String resource, long token) throws SQLException {
+        Objects.requireNonNull(connection, "connection");
+        validateResource(resource);
+        if (token < 0) {
+            throw new IllegalArgumentException("fencing token " + token + " for resource '" + resource
+                    + "' is negative; fencing tokens are >= 0");
+        }
+        if (connection.getAutoCommit()) {
+            throw new IllegalStateException("the connection is in auto-commit mode: the fence check for resource '"
+                    + resource + "' would commit on its own and the writes after it would not be fenced; call "
+                    + "connection.setAutoCommit(false) and check inside the transaction that writes");
+        }
+        String product = connection.getMetaData().getDatabaseProductName();
+        if (!"PostgreSQL".equals(product)) {
+            throw new IllegalArgumentException("FencedWrites.postgres needs a connection to PostgreSQL; this one is to "
+                    + product);
+        }
+        long recorded;
+        try (PreparedStatement statement = connection.prepareStatement(upsert)) {
+            statement.setString(1, resource);
+            statement.setLong(2, token);
+            try (ResultSet row = statement.executeQuery()) {
+                if (!row.next()) {
+                    throw new SQLException("the fence upsert on " + table + " returned no row for resource '" + resource + "'");
+                }
+                recorded = row.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw explained(e);
+        }
+        if (recorded > token) {
+            throw new StaleTokenException(table, resource, token, recorded);
+        }
+    }
+
+    private SQLException explained(SQLException e) {
+        String state = e.getSQLState();
+        if (UNDEFINED_TABLE.equals(state) || UNDEFINED_SCHEMA.equals(state)) {
+            return new SQLException("the fence table " + table + " does not exist (the transaction is aborted: roll back); "
+                    + "create it once with: " + createTable + "; or call FencedWrites.createTableIfMissing(connection)",
+                    state, e);
+        }
+        if (UNDEFINED_COLUMN.equals(state)) {
+            return new SQLException("the fence table " + table + " lacks the columns the fence writes (the transaction is "
+                    + "aborted: roll back); it must be: " + createTable, state, e);
+        }
+        return e;
+    }
+
+    private static void validateResource(String resource) {
+        Objects.requireNonNull(resource, "resource");
+        if (resource.isBlank()) {
+            throw new IllegalArgumentException("resource is blank; name what the transaction writes to (often the lock's name)");
+        }
+        if (resource.length() > LockClient.MAX_NAME_LENGTH) {
+            throw new IllegalArgumentException("resource is " + resource.length() + " characters long; at most "
+                    + LockClient.MAX_NAME_LENGTH + " are accepted");
+        }
+        for (int i = 0; i < resource.length(); i++) {
+            if (Character.isISOControl(resource.charAt(i))) {
+                throw new IllegalArgumentException("resource has a control character at index " + i);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "FencedWrites[postgres, " + table + "]";
+    }
+}
