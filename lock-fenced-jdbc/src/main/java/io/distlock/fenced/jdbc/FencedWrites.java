@@ -156,7 +156,7 @@ public final class FencedWrites {
         OptionalLong token = lease.fencingToken();
         if (token.isEmpty()) {
             throw new IllegalArgumentException("the lease on lock '" + lease.lockName() + "' has no fencing token: its "
-                    + "backend does not declare Feature.FENCING_TOKENS (redlock:// and redis-wait:// do not), so no database "
+                    + "backend, " + lease.backend().scheme() + "://, does not declare Feature.FENCING_TOKENS, so no database "
                     + "can tell its holder from a later one. Take the lock from a CORRECTNESS backend, whose tokens the "
                     + "fence can rely on: zookeeper:// or etcd://");
         }
