@@ -1,5 +1,6 @@
 package io.distlock.fenced.jdbc;
 
+import io.distlock.Guarantee;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 
@@ -145,7 +146,9 @@ public final class FencedWrites {
      * @param lease      the lease the writer holds, from a backend with fencing tokens
      * @throws StaleTokenException      if a higher token was recorded for the resource: roll back
      * @throws IllegalArgumentException if the lease has no fencing token (its backend lacks
-     *                                  {@link io.distlock.Feature#FENCING_TOKENS}), or as
+     *                                  {@link io.distlock.Feature#FENCING_TOKENS}), if its backend is not
+     *                                  {@link Guarantee#CORRECTNESS} (best-effort tokens: use
+     *                                  {@link #check(Connection, String, long)} knowingly), or as
      *                                  {@link #check(Connection, String, long)}
      * @throws NullPointerException     if an argument is null
      * @throws IllegalStateException    as {@link #check(Connection, String, long)}
@@ -159,6 +162,16 @@ public final class FencedWrites {
                     + "backend, " + lease.backend().scheme() + "://, does not declare Feature.FENCING_TOKENS, so no database "
                     + "can tell its holder from a later one. Take the lock from a CORRECTNESS backend, whose tokens the "
                     + "fence can rely on: zookeeper:// or etcd://");
+        }
+        if (lease.backend().guarantee() != Guarantee.CORRECTNESS) {
+            // Its tokens are best effort: the counter starts over when the server loses it (a restart
+            // without persistence, a failover), and then two holders may carry the same token, which
+            // an equal-passes fence lets both write with. Refused here rather than trusted silently.
+            throw new IllegalArgumentException("the lease on lock '" + lease.lockName() + "' comes from "
+                    + lease.backend().scheme() + "://, an EFFICIENCY backend whose fencing tokens are best effort (its counter "
+                    + "starts over when the server loses it, and two holders may then carry the same token). Take the lock "
+                    + "from a CORRECTNESS backend, zookeeper:// or etcd://; or, knowing that, pass lease.fencingToken() "
+                    + "to check(connection, resource, token)");
         }
         check(connection, resource, token.getAsLong());
     }

@@ -5,6 +5,7 @@ import io.distlock.LockClient;
 import io.distlock.Locks;
 import io.distlock.tck.fixtures.PostgresServer;
 import io.distlock.tck.fixtures.RedisNodes;
+import io.distlock.tck.fixtures.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -162,6 +163,23 @@ class FencedWritesTest {
             c.commit();
         }
         assertThat(Db.count(pg, fence.table())).as("nothing was recorded").isZero();
+    }
+
+    @Test
+    void aLeaseWithBestEffortTokensIsRefusedButItsTokenMayBePassedKnowingly() throws Exception {
+        try (RedisServer redis = RedisServer.start();
+             LockClient client = Locks.connect(redis.uri());
+             Lease lease = client.lock("order-lock").acquire(Duration.ofSeconds(30));
+             Connection c = Db.transaction(pg)) {
+            assertThat(lease.fencingToken()).as("redis:// has best-effort tokens").isPresent();
+            assertThatThrownBy(() -> fence.check(c, "order-43", lease))
+                    .isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'order-lock'").hasMessageContaining("redis://")
+                    .hasMessageContaining("EFFICIENCY").hasMessageContaining("zookeeper://");
+            fence.check(c, "order-43", lease.fencingToken().getAsLong());
+            c.commit();
+        }
+        assertThat(recorded("order-43")).hasValue(1);
     }
 
     @Test
