@@ -63,6 +63,13 @@ public interface LeaseLock extends Lock {
     int getHoldCount();
 
     /**
+     * @return true while a thread of this process holds this object or waits to acquire it; says
+     *         nothing of other {@code LeaseLock} objects or other processes (for a registry that
+     *         drops idle locks from its cache)
+     */
+    boolean isLocked();
+
+    /**
      * Takes the lock, waiting as long as it takes for other holders. Not interruptible: an interrupt
      * while waiting is remembered, the wait goes on, and the thread's interrupt flag is set again
      * when the lock is taken (or the call throws), as {@link java.util.concurrent.locks.ReentrantLock#lock()} does.

@@ -71,6 +71,11 @@ final class LeaseLockView implements LeaseLock {
     }
 
     @Override
+    public boolean isLocked() {
+        return local.isLocked() || local.hasQueuedThreads();
+    }
+
+    @Override
     public void lock() {
         local.lock();
         if (reentered()) {

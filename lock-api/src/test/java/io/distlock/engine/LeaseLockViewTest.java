@@ -222,11 +222,13 @@ class LeaseLockViewTest {
             }
         });
         await().atMost(PATIENCE).until(() -> waiter.getState() == Thread.State.WAITING);
+        assertThat(view.isLocked()).isTrue();
         waiter.interrupt();
         waiter.join(PATIENCE.toMillis());
         assertThat(thrown.get()).isInstanceOf(InterruptedException.class);
         assertThat(driver.count("tryAcquire queued")).as("a local waiter never asked the server").isEqualTo(1);
         view.unlock();
+        assertThat(view.isLocked()).as("nobody holds it or waits").isFalse();
         assertThat(driver.server).doesNotContainKey("queued");
     }
 
@@ -260,6 +262,7 @@ class LeaseLockViewTest {
         await().atMost(PATIENCE).until(() -> driver.count("tryAcquire queue") >= 10
                 && threads.stream().filter(t -> t.getState() == Thread.State.WAITING).count() >= 3);
         assertThat(askedWith).as("one acquire on the server for four waiting threads").hasSize(1);
+        assertThat(view.isLocked()).as("threads wait for it (none holds it yet)").isTrue();
         driver.attempts = null;
         other.release();
         CompletableFuture.allOf(done.toArray(CompletableFuture[]::new)).get(10, TimeUnit.SECONDS);
