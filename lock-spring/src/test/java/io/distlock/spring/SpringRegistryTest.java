@@ -236,6 +236,7 @@ class SpringRegistryTest {
                 // every time, and the lease stays valid.
                 await().pollInSameThread().pollInterval(Duration.ofMillis(100))
                         .during(LEASE.multipliedBy(5).dividedBy(2)).atMost(PATIENCE)
+                        .failFast("the lease was not kept valid", () -> !lease.isValid())
                         .until(() -> {
                             boolean got = other.tryLock();
                             if (got) {
