@@ -7,6 +7,7 @@ import io.distlock.LeaseLostException;
 import io.distlock.LockClient;
 import io.distlock.Locks;
 import io.distlock.NoSuchBackendException;
+import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,7 +25,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The registry's own behaviour, on one real Redis server for the class: keys to names and the
  * cache, bad keys and arguments, expiry of idle locks, renewLock, a lease lost while held (its key
- * deleted on the server), an unreachable backend, and who closes the client.
+ * deleted on the server), an unreachable backend (a proxy that drops the link), and who closes
+ * the client.
  */
 class DistlockLockRegistryTest {
 
@@ -160,17 +162,19 @@ class DistlockLockRegistryTest {
 
     @Test
     void anUnreachableBackendIsNeverBusy() throws Exception {
-        RedisServer doomed = RedisServer.start();
-        try (DistlockLockRegistry registry = new DistlockLockRegistry(doomed.uri(), "", LEASE)) {
+        try (FaultProxy link = FaultProxy.start(redis.host(), redis.port());
+             DistlockLockRegistry registry = new DistlockLockRegistry("redis://" + link.endpoint(), "", LEASE)) {
             LeaseLock lock = registry.obtain("u");
             assertThat(lock.tryLock()).isTrue();
             lock.unlock();
-            doomed.stop();
+            link.drop(); // every connection reset, new ones refused
             assertThatThrownBy(lock::tryLock).isInstanceOf(BackendUnavailableException.class);
             assertThatThrownBy(() -> lock.tryLock(300, TimeUnit.MILLISECONDS)).isInstanceOf(BackendUnavailableException.class);
             assertThat(lock.isLocked()).as("nothing held locally").isFalse();
-        } finally {
-            doomed.close();
+            link.heal();
+            await().atMost(PATIENCE).until(() -> redis.call("EXISTS", "distlock:{u}").equals(0L));
+            assertThat(lock.tryLock()).as("nothing left held on the server").isTrue();
+            lock.unlock();
         }
     }
 
