@@ -135,7 +135,8 @@ public interface LeaseLock extends Lock {
      *
      * @throws IllegalMonitorStateException if the current thread does not hold this lock
      * @throws LeaseLostException           on the last hold, if the lease was lost while held; the
-     *                                      lock is unlocked all the same
+     *                                      lock is unlocked all the same. Also (as {@code EXPIRED}) if
+     *                                      the client was closed meanwhile, which released the lease
      */
     @Override
     void unlock();
