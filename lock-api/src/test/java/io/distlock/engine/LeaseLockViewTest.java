@@ -291,6 +291,18 @@ class LeaseLockViewTest {
     }
 
     @Test
+    void closingTheClientWhileHeldReleasesTheLeaseAndUnlockSaysSo() {
+        EngineClient closing = EngineClient.connect(driver.backend(), URI.create("scripted://closing"), LockOptions.defaults(), runtime);
+        LeaseLock view = closing.lock("closed").asLock(LEASE);
+        view.lock();
+        closing.close();
+        assertThat(driver.server).as("closing released the lease").doesNotContainKey("closed");
+        assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseLostException.class,
+                e -> assertThat(e.reason()).isEqualTo(Lease.LossReason.EXPIRED));
+        assertThat(view.isHeldByCurrentThread()).isFalse();
+    }
+
+    @Test
     void theLeaseIsRenewedWhileHeld() {
         LeaseLock view = client.lock("renewed").asLock(LEASE);
         view.lock();
