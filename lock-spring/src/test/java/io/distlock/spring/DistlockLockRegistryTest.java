@@ -13,6 +13,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.integration.annotation.ServiceActivator;
+import org.springframework.integration.channel.DirectChannel;
+import org.springframework.integration.config.EnableIntegration;
+import org.springframework.integration.handler.advice.LockRequestHandlerAdvice;
+import org.springframework.integration.support.MessageBuilder;
+import org.springframework.messaging.MessageChannel;
+import org.springframework.messaging.MessageHandler;
+import org.springframework.messaging.MessagingException;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -157,6 +167,48 @@ class DistlockLockRegistryTest {
             LeaseLock next = other.obtain("l");
             assertThat(next.tryLock()).isTrue();
             next.unlock();
+        }
+    }
+
+    /** A service whose handler loses its lock mid-message: its key is deleted on the server. */
+    @Configuration
+    @EnableIntegration
+    static class LosingInstance {
+
+        @Bean
+        DistlockLockRegistry lockRegistry() {
+            return registry("advice:");
+        }
+
+        @Bean
+        LockRequestHandlerAdvice lockAdvice(DistlockLockRegistry lockRegistry) {
+            return new LockRequestHandlerAdvice(lockRegistry, "job");
+        }
+
+        @Bean
+        MessageChannel jobs() {
+            return new DirectChannel();
+        }
+
+        @Bean
+        @ServiceActivator(inputChannel = "jobs", adviceChain = "lockAdvice")
+        MessageHandler job(DistlockLockRegistry lockRegistry) {
+            return message -> {
+                Lease lease = lockRegistry.obtain("job").lease().orElseThrow();
+                redis.call("DEL", "distlock:{advice:job}");
+                await().atMost(PATIENCE).until(() -> !lease.isValid());
+            };
+        }
+    }
+
+    @Test
+    void aLossUnderTheLockAdviceReachesTheSender() {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(LosingInstance.class)) {
+            MessageChannel jobs = context.getBean("jobs", MessageChannel.class);
+            assertThatThrownBy(() -> jobs.send(MessageBuilder.withPayload("run").build()))
+                    .isInstanceOf(MessagingException.class).hasCauseInstanceOf(LeaseLostException.class)
+                    .cause().hasMessageContaining("advice:job").hasMessageContaining("overlapped");
+            assertThat(context.getBean(DistlockLockRegistry.class).obtain("job").isLocked()).isFalse();
         }
     }
 
