@@ -49,7 +49,7 @@ import static org.awaitility.Awaitility.await;
  */
 class SpringRegistryTest {
 
-    private static final Duration LEASE = Duration.ofMillis(1500);
+    private static final Duration LEASE = Duration.ofSeconds(2);
     private static final Duration PATIENCE = Duration.ofSeconds(30);
 
     private static RedisServer redis;
