@@ -8,7 +8,8 @@ import java.util.Optional;
  * {@link LockClient#lock(String)}; cheap, thread-safe, and holding no server state itself.
  *
  * <p>The lock is not re-entrant: while a lease on a name is held, a second acquire of the same
- * name through any client (this one included) is contention. Contention is reported as an empty
+ * name through any client (this one included) is contention. (The {@link #asLock(Duration) Lock view}
+ * is re-entrant for its holding thread.) Contention is reported as an empty
  * {@link Optional}, never as an exception — and only contention: a backend that could not be
  * reached, or whose answer did not arrive, is a {@link BackendUnavailableException}, never an empty
  * result. Whatever an acquire that ended without a lease may have written on the server (a request
@@ -78,4 +79,27 @@ public interface DistributedLock {
      *                                     (nothing is left held)
      */
     Lease acquire(Duration leaseTime) throws InterruptedException;
+
+    /**
+     * This lock as a {@link java.util.concurrent.locks.Lock}, for code written against the JDK's
+     * interface: re-entrant for the holding thread within the returned object, each lock taken
+     * with {@code leaseTime} and {@linkplain Lease#autoRenew() auto-renewed} until the last unlock,
+     * {@code tryLock} false for contention only (an unknown outcome throws
+     * {@link BackendUnavailableException}), and a lease lost while held reported by
+     * {@link LeaseLock#unlock()} as a {@link LeaseLostException}. See {@link LeaseLock}.
+     *
+     * <p>Each call returns a new object, and two objects on the same name contend: share one among
+     * the threads of a process that should queue locally. The backend must declare
+     * {@link Feature#AUTO_RENEWAL}; a lock does not know its client's features, so that, and the
+     * client's clock-drift allowance for {@code leaseTime}, are checked at the first acquire, which
+     * then throws and leaves nothing held.
+     *
+     * @param leaseTime the lease time of every acquire, renewed every third of it while held
+     * @return a new view of this lock
+     * @throws NullPointerException     if {@code leaseTime} is null
+     * @throws IllegalArgumentException if {@code leaseTime} is out of range
+     */
+    default LeaseLock asLock(Duration leaseTime) {
+        return new LeaseLockView(this, LeaseLockView.checkLeaseTime(leaseTime));
+    }
 }
