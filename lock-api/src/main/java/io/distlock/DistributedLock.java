@@ -90,14 +90,17 @@ public interface DistributedLock {
      *
      * <p>Each call returns a new object, and two objects on the same name contend: share one among
      * the threads of a process that should queue locally. The backend must declare
-     * {@link Feature#AUTO_RENEWAL}; a lock does not know its client's features, so that, and the
-     * client's clock-drift allowance for {@code leaseTime}, are checked at the first acquire, which
-     * then throws and leaves nothing held.
+     * {@link Feature#AUTO_RENEWAL}, and {@code leaseTime} must be longer than the client's
+     * clock-drift allowance for it: the locks of {@link Locks#connect} check both here. (The default
+     * method, for other implementations, cannot: it checks them at the first acquire, which then
+     * throws and leaves nothing held.)
      *
      * @param leaseTime the lease time of every acquire, renewed every third of it while held
      * @return a new view of this lock
-     * @throws NullPointerException     if {@code leaseTime} is null
-     * @throws IllegalArgumentException if {@code leaseTime} is out of range
+     * @throws NullPointerException          if {@code leaseTime} is null
+     * @throws IllegalArgumentException      if {@code leaseTime} is out of range, or not longer than
+     *                                       the client's clock-drift allowance for it
+     * @throws UnsupportedOperationException if the backend lacks {@link Feature#AUTO_RENEWAL}
      */
     default LeaseLock asLock(Duration leaseTime) {
         return new LeaseLockView(this, LeaseLockView.checkLeaseTime(leaseTime));

@@ -75,9 +75,10 @@ public interface LeaseLock extends Lock {
      * when the lock is taken (or the call throws), as {@link java.util.concurrent.locks.ReentrantLock#lock()} does.
      *
      * @throws IllegalArgumentException      if the lease time is not accepted by the client (its
-     *                                       clock-drift allowance; checked at the first acquire)
-     * @throws UnsupportedOperationException if the backend lacks {@link Feature#AUTO_RENEWAL}
-     *                                       (nothing is left held)
+     *                                       clock-drift allowance; checked here only for a view whose
+     *                                       {@code asLock} could not check it, see {@link DistributedLock#asLock})
+     * @throws UnsupportedOperationException if the backend lacks {@link Feature#AUTO_RENEWAL} (likewise;
+     *                                       nothing is left held)
      * @throws IllegalStateException         if the client is closed, before or while waiting
      * @throws BackendUnavailableException   if the backend stayed unreachable for the connect timeout
      *                                       (nothing is left held)

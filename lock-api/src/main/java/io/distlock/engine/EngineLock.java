@@ -2,7 +2,9 @@ package io.distlock.engine;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
+import io.distlock.Feature;
 import io.distlock.Lease;
+import io.distlock.LeaseLock;
 import io.distlock.LockEvent;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
@@ -67,6 +69,17 @@ final class EngineLock implements DistributedLock {
         client.checkLeaseTime(leaseTime);
         return observed(leaseTime, Arguments.FOREVER.toNanos(), true, client.options().connectTimeout().toNanos())
                 .orElseThrow(() -> new IllegalStateException("waited a century for '" + name + "'"));
+    }
+
+    /**
+     * The engine knows its client's features and drift allowance: a lease time no lease could be
+     * valid for, or a backend without auto-renewal, is refused here rather than at the first lock.
+     */
+    @Override
+    public LeaseLock asLock(Duration leaseTime) {
+        client.checkLeaseTime(leaseTime);
+        client.require(Feature.AUTO_RENEWAL, "DistributedLock.asLock");
+        return DistributedLock.super.asLock(leaseTime);
     }
 
     @Override
