@@ -1,0 +1,31 @@
+package io.distlock.shedlock;
+
+import io.distlock.tck.fixtures.ZooKeeperProcess;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * ShedLock's provider suite on a stand-alone ZooKeeper server ({@code zookeeper://}), run in a JVM
+ * of its own from this test's class path (which holds the server's jars: see the pom).
+ */
+class ZooKeeperShedLockTest extends ShedLockSuite {
+
+    private static ZooKeeperProcess server;
+    private static Connections connections;
+
+    @BeforeAll
+    static void start() {
+        server = ZooKeeperProcess.start(System.getProperty("java.class.path"));
+        connections = Connections.to("zookeeper://" + server.connectString());
+    }
+
+    @AfterAll
+    static void stop() {
+        Servers.closeAll(connections, server);
+    }
+
+    @Override
+    protected Connections connections() {
+        return connections;
+    }
+}
