@@ -14,6 +14,8 @@ import net.javacrumbs.shedlock.core.SimpleLock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +55,8 @@ public final class DistlockLockProvider implements ExtensibleLockProvider, AutoC
     private final boolean ownsClient;
     private final String namePrefix;
     private final ScheduledThreadPoolExecutor releases;
+    /** Leases whose release waits for their lockAtLeastUntil; whoever removes one releases it. */
+    private final Set<Lease> pending = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
     /**
@@ -171,8 +175,9 @@ public final class DistlockLockProvider implements ExtensibleLockProvider, AutoC
             return;
         }
         closed = true;
-        for (Runnable pending : releases.shutdownNow()) {
-            pending.run();
+        releases.shutdownNow();
+        for (Lease lease : pending) {
+            releaseIfPending(lease);
         }
         if (ownsClient) {
             client.close();
@@ -182,6 +187,12 @@ public final class DistlockLockProvider implements ExtensibleLockProvider, AutoC
     @Override
     public String toString() {
         return "DistlockLockProvider[" + client.backend().scheme() + ", prefix='" + namePrefix + "']";
+    }
+
+    private void releaseIfPending(Lease lease) {
+        if (pending.remove(lease)) {
+            lease.release();
+        }
     }
 
     private void ensureOpen() {
@@ -240,10 +251,14 @@ public final class DistlockLockProvider implements ExtensibleLockProvider, AutoC
             if (lease.remaining().compareTo(rest) < 0 && !lastsAtLeast(rest)) {
                 return;
             }
+            pending.add(lease);
             try {
-                releases.schedule(lease::release, r, TimeUnit.NANOSECONDS);
+                releases.schedule(() -> releaseIfPending(lease), r, TimeUnit.NANOSECONDS);
             } catch (RejectedExecutionException e) { // the provider was closed meanwhile
-                lease.release();
+                releaseIfPending(lease);
+            }
+            if (closed) { // close() may have looked at the pending set before the add
+                releaseIfPending(lease);
             }
         }
 
