@@ -175,8 +175,9 @@ class DistlockLockProviderTest {
 
     @Test
     void anUnlockAfterLockAtLeastForFreesAtOnce() {
-        SimpleLock lock = provider.lock(config(name, Duration.ofSeconds(30), Duration.ofMillis(100))).orElseThrow();
-        await().pollDelay(Duration.ofMillis(150)).until(() -> true);
+        LockConfiguration config = config(name, Duration.ofSeconds(30), Duration.ofMillis(100));
+        SimpleLock lock = provider.lock(config).orElseThrow();
+        await().until(() -> ClockProvider.now().isAfter(config.getLockAtLeastUntil().plusMillis(20)));
         lock.unlock();
         assertThat(held(name)).isFalse();
     }
