@@ -262,17 +262,23 @@ public final class DistlockLockProvider implements ExtensibleLockProvider, AutoC
             }
         }
 
-        /** Extends the lease to cover {@code rest}; false (after releasing it) if the lock was already lost. */
+        /**
+         * Extends the lease to cover {@code rest}; false if the lock is already gone (lost, or its
+         * client closed). An extension that got no answer, or a backend without extensions, leaves
+         * the lease as it was: the planned release still happens, the lease may end sooner.
+         */
         private boolean lastsAtLeast(Duration rest) {
             try {
                 if (!lease.extend(leaseTimeCovering(rest))) {
                     lease.release();
                     return false;
                 }
-            } catch (BackendUnavailableException e) {
+            } catch (BackendUnavailableException | UnsupportedOperationException e) {
                 // The lease keeps the validity it had: the lock may be freed before lockAtLeastUntil.
                 LOG.log(System.Logger.Level.WARNING, "could not extend lock ''{0}'' to its lockAtLeastFor ({1} more);"
                         + " it is released as planned, but may end earlier: {2}", lease.lockName(), rest, e.getMessage());
+            } catch (IllegalStateException e) {
+                return false; // the client was closed, which released every lease it held
             }
             return true;
         }
