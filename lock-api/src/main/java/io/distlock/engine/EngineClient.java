@@ -30,6 +30,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The engine's {@link LockClient}: one per {@link io.distlock.Locks#connect} call, wrapping one
@@ -377,6 +378,18 @@ final class EngineClient implements LockClient, DriverContext {
      */
     void leaseEnded(EngineLease lease) {
         cleanup.soon(serverExpiresLeases ? new Cleanup.Release(lease.grant(), mootAt(lease)) : new Cleanup.LeaseEnd(lease.grant()));
+    }
+
+    /**
+     * The answer to an acquire whose grant arrived with no validity left (and was given back): the
+     * lock was free, but the round trip outlasted the lease less the drift allowance.
+     */
+    BackendUnavailableException lateGrant(String name, Duration leaseTime, long roundTripNanos) {
+        return new BackendUnavailableException(endpoint, "the grant of '" + name + "' from " + endpoint + " arrived after "
+                + TimeUnit.NANOSECONDS.toMillis(roundTripNanos) + " ms, with no validity left of its lease of "
+                + leaseTime.toMillis() + " ms (less the clock-drift allowance of " + options.clockDrift(leaseTime).toMillis()
+                + " ms): the lock was free, but the lease could not be used and was given back; a slow server or"
+                + " network, or a lease too short for it", null);
     }
 
     /** @return true if a listener is set: only then are events worth creating */

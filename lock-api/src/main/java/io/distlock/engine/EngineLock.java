@@ -168,20 +168,22 @@ final class EngineLock implements DistributedLock {
                     client.abandon(request, outcomeUnknown, lastSent, false);
                     request = new LockRequest(name, client.newOwnerToken(), leaseTime);
                     outcomeUnknown = false;
-                    BackendUnavailableException cannotVouch = client.cannotVouch();
-                    if (cannotVouch == null) {
-                        unknownRun = false;
-                    } else {
-                        // Not contention: the client cannot tell whether it would hold the lock. As
-                        // an unknown outcome: retried while the wait allows, never reported as busy.
-                        if (!unknownRun) {
-                            unknownRun = true;
-                            unknownSince = start;
-                        }
-                        long now = client.nanoTime();
-                        if (!waiting || now - deadline >= 0 || now - unknownSince >= unknownGraceNanos) {
-                            throw cannotVouch;
-                        }
+                    // Not contention either way: the lock was free, but no lease could be used —
+                    // the client cannot vouch for the server-side state (a suspended session), or
+                    // the grant came back after its validity had passed (a reply slower than the
+                    // lease). As an unknown outcome: retried while the wait allows, and if the wait
+                    // ends on it, thrown, never reported as busy.
+                    BackendUnavailableException unusable = client.cannotVouch();
+                    if (unusable == null) {
+                        unusable = client.lateGrant(name, leaseTime, client.nanoTime() - start);
+                    }
+                    if (!unknownRun) {
+                        unknownRun = true;
+                        unknownSince = start;
+                    }
+                    long now = client.nanoTime();
+                    if (!waiting || now - deadline >= 0 || now - unknownSince >= unknownGraceNanos) {
+                        throw unusable;
                     }
                 } else if (result.isUnknown()) {
                     outcomeUnknown = true;

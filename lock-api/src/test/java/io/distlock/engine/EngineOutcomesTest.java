@@ -4,6 +4,7 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.LockRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -11,6 +12,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -109,6 +111,30 @@ class EngineOutcomesTest {
         long attempts = driver.count("abandon g");
         runtime.advance(TimeUnit.SECONDS.toNanos(4));
         assertThat(driver.count("abandon g")).isEqualTo(attempts);
+    }
+
+    @Test
+    void aGrantThatArrivesAfterItsValidityIsUnavailableNeverBusyAndIsGivenBack() throws InterruptedException {
+        Duration lease = Duration.ofMillis(100);
+        // Each reply takes 150 ms of (manual) time: every grant arrives with its validity spent.
+        Function<LockRequest, Attempt> slow = request -> {
+            runtime.advance(TimeUnit.MILLISECONDS.toNanos(150));
+            return driver.model(request);
+        };
+        driver.attempts = slow;
+        assertThatThrownBy(() -> client.lock("late").tryAcquire(lease))
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("arrived after 150 ms").hasMessageContaining("the lock was free");
+        assertThat(driver.server).as("the late grant was given back").doesNotContainKey("late");
+        assertThatThrownBy(() -> client.lock("late").tryAcquire(lease, Duration.ofMillis(400)))
+                .as("a wait that ends on a late grant throws too").isInstanceOf(BackendUnavailableException.class);
+        assertThat(driver.count("tryAcquire late")).as("retried within the wait").isGreaterThan(2);
+
+        int[] n = {0};
+        driver.attempts = request -> n[0]++ == 0 ? slow.apply(request) : driver.model(request);
+        assertThat(client.lock("late").tryAcquire(lease, Duration.ofSeconds(1)))
+                .as("a wait whose first grant came late gets the next").isPresent();
+        assertThat(driver.server).containsKey("late");
     }
 
     @Test

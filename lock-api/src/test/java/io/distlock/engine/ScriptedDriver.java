@@ -104,6 +104,11 @@ final class ScriptedDriver implements LockDriver {
         if (scripted != null) {
             return scripted.apply(request);
         }
+        return model(request);
+    }
+
+    /** The server model's answer to an attempt (what an unscripted {@link #tryAcquire} gives). */
+    Attempt model(LockRequest request) {
         long now = clock.getAsLong();
         Held held = server.get(request.name());
         if (held != null && held.expiresAt - now > 0 && !held.owner.equals(request.ownerToken())) {
