@@ -341,6 +341,58 @@ abstract class PartitionRules extends RevocationRules {
         }
     }
 
+    /**
+     * Rule 4.18: a grant whose reply arrives after the lease's validity has passed (a slow server or
+     * network, within the operation timeout) cannot be used — but the lock was free: the attempt is
+     * unavailable, never contention, and the grant is given back. Catches a late grant reported as
+     * busy, by the engine or by a driver that measures its own round trip.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("4.18 a grant that arrives after its validity is unavailable, never busy, and is given back")
+    public void required_4_18_lateGrantIsUnavailableNotBusy() throws InterruptedException {
+        ClientPartition partition = requirePartition();
+        // A lease a quarter of the operation timeout: its reply is held past the lease and delivered
+        // well before the client would give up on it.
+        Duration lease = partition.operationTimeout().dividedBy(4);
+        Duration hold = lease.plus(partition.operationTimeout().dividedBy(8));
+        assumeTrue(lease.compareTo(DistributedLock.MIN_LEASE_TIME.multipliedBy(4)) >= 0, () -> VerdictExtension.DOES_NOT_APPLY
+                + "the partitioned clients' operation timeout (" + TestEnvironment.millis(partition.operationTimeout())
+                + ") leaves no room for a lease that a reply can outlast before the client gives up on it");
+        try (PartitionedClient a = partition.open()) {
+            DistributedLock lock = a.client().lock(rig.name);
+            a.holdAllReplies();
+            long start = System.nanoTime();
+            Rig.Waiter<Optional<Lease>> attempt = rig.start("A", () -> rig.track(lock.tryAcquire(lease)));
+            env().awaitUntil(msg("waiting for A's request to reach the server (its reply held back)"), a::inFlight);
+            // The slow reply is the fault this rule models, so it sleeps (as rule 4.1's pause does):
+            // until the lease time of A's attempt has passed since it was sent.
+            Duration left = hold.minus(TestEnvironment.since(start));
+            if (!left.isNegative()) {
+                Thread.sleep(left.toMillis());
+            }
+            a.healAll();
+            Throwable failure = rig.failure(attempt, partition.operationTimeout().plus(env().tolerance()));
+            if (failure == null) {
+                Optional<Lease> result = attempt.result.join();
+                fail(msg("A's single attempt, whose reply was held for " + TestEnvironment.millis(hold) + " (its lease: "
+                        + TestEnvironment.millis(lease) + "), returned " + (result.isPresent() ? "a lease, valid: "
+                        + result.get().isValid() : "empty (contention) although the lock was free: a grant that arrived after its"
+                        + " validity was reported as busy") + "; it must be a BackendUnavailableException"));
+            }
+            if (!(failure instanceof BackendUnavailableException)) {
+                throw new AssertionError(msg("A's attempt whose grant arrived late failed with " + failure
+                        + " instead of BackendUnavailableException"), failure);
+            }
+            notes.add("4.18: reply held " + TestEnvironment.millis(hold) + " on a lease of " + TestEnvironment.millis(lease)
+                    + ": " + failure.getMessage());
+            Lease next = rig.acquireWithin(rig.client(), env().shortLease(), afterHeal(partition).plus(env().tolerance()),
+                    "after A's late grant nobody could acquire: it was not given back");
+            next.release();
+        }
+    }
+
     private void awaitRetry(PartitionedClient client, long sent, String whose) {
         env().awaitUntil(msg("waiting for " + whose + " to try the server again while cut off"),
                 partition().operationTimeout().plus(env().defaultTimeout()), () -> client.requestsSent() > sent);

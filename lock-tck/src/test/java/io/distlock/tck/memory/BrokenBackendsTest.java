@@ -56,7 +56,9 @@ class BrokenBackendsTest {
                 Arguments.of(BrokenVerifications.NeverRestored.class, "required_4_16_servesAgainAfterALongPartition", "could not acquire a free lock"),
                 Arguments.of(BrokenVerifications.LateCopyAfterRelease.class, "required_4_17_lateCopiesOfReleasedRequestsTakeNothing", "a late copy of A's acquire took it"),
                 Arguments.of(BrokenVerifications.WallClockExpiry.class, "required_4_4_clockJump", "the server let A's lock expire early"),
-                Arguments.of(BrokenVerifications.AsyncReplication.class, "required_4_5_primaryFailover", "after a failover B was granted"));
+                Arguments.of(BrokenVerifications.AsyncReplication.class, "required_4_5_primaryFailover", "after a failover B was granted"),
+                Arguments.of(BrokenVerifications.LateGrantAsBusy.class, "required_4_18_lateGrantIsUnavailableNotBusy",
+                        "a grant that arrived after its validity was reported as busy"));
     }
 
     @ParameterizedTest(name = "{0} fails {1}")

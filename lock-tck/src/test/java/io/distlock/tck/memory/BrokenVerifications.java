@@ -147,6 +147,12 @@ final class BrokenVerifications {
         }
     }
 
+    static class LateGrantAsBusy extends OnScheme {
+        LateGrantAsBusy() {
+            super("broken-late-grant-busy");
+        }
+    }
+
     /** Not broken: an honest efficiency lock, which passes with a finding for rule 4.1. */
     static class Efficiency extends OnScheme {
         Efficiency() {

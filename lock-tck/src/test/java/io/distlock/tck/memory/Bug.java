@@ -54,5 +54,10 @@ enum Bug {
      * A CORRECTNESS server with asynchronous replicas: a grant is acknowledged before any replica
      * has it, so a failover to a replica that lags forgets it.
      */
-    ASYNC_REPLICATION
+    ASYNC_REPLICATION,
+    /**
+     * The driver checks its own round trip, and a grant that came back later than the lease time
+     * is deleted and reported as busy: a slow reply from a free lock looks like contention.
+     */
+    LATE_GRANT_AS_BUSY
 }

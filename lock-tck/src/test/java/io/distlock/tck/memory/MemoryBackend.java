@@ -251,4 +251,12 @@ public class MemoryBackend implements LockBackend {
             super("broken-async-replication", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.ASYNC_REPLICATION);
         }
     }
+
+    /** Broken: a grant that came back later than its lease time is deleted and reported as busy. */
+    public static final class LateGrantAsBusy extends MemoryBackend {
+        /** Scheme {@code broken-late-grant-busy}. */
+        public LateGrantAsBusy() {
+            super("broken-late-grant-busy", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LATE_GRANT_AS_BUSY);
+        }
+    }
 }

@@ -107,6 +107,7 @@ final class MemoryDriver implements LockDriver {
     @Override
     public Attempt tryAcquire(LockRequest request) {
         MemoryServer.Answer answer;
+        long sent = System.nanoTime();
         try {
             answer = call("acquire " + request.name(), () -> server.tryAcquire(request.name(), owner(request), request.leaseTime()),
                     () -> resent.add(owner(request)));
@@ -115,6 +116,11 @@ final class MemoryDriver implements LockDriver {
                 return Attempt.busy(); // the defect: no answer taken for contention
             }
             throw e;
+        }
+        if (answer.granted() && bug == Bug.LATE_GRANT_AS_BUSY && System.nanoTime() - sent > request.leaseTime().toNanos()) {
+            // The defect: a grant that came back too late to use is deleted and taken for contention.
+            server.release(request.name(), owner(request));
+            return Attempt.busy();
         }
         if (answer.granted()) {
             Grant grant = new Grant(request, MemoryServer.token(fencing, answer.fence()), null);
