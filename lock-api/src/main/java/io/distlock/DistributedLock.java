@@ -1,6 +1,7 @@
 package io.distlock;
 
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -103,6 +104,27 @@ public interface DistributedLock {
      * @throws UnsupportedOperationException if the backend lacks {@link Feature#AUTO_RENEWAL}
      */
     default LeaseLock asLock(Duration leaseTime) {
-        return new LeaseLockView(this, LeaseLockView.checkLeaseTime(leaseTime));
+        return new LeaseLockView(this, checkLeaseTime(leaseTime));
+    }
+
+    /**
+     * Checks a lease time against {@link #MIN_LEASE_TIME} and {@link #MAX_LEASE_TIME}, as every
+     * acquire does first — for code that takes a lease time before it reaches a lock (a
+     * framework's configuration, say) and should refuse it with the same message. A client may
+     * refuse more: a lease time not longer than its clock-drift allowance, or below a backend's own
+     * minimum.
+     *
+     * @param leaseTime the lease time
+     * @return {@code leaseTime}
+     * @throws NullPointerException     if {@code leaseTime} is null
+     * @throws IllegalArgumentException if it is out of range
+     */
+    static Duration checkLeaseTime(Duration leaseTime) {
+        Objects.requireNonNull(leaseTime, "leaseTime must not be null");
+        if (leaseTime.compareTo(MIN_LEASE_TIME) < 0 || leaseTime.compareTo(MAX_LEASE_TIME) > 0) {
+            throw new IllegalArgumentException("leaseTime must be between " + MIN_LEASE_TIME + " and " + MAX_LEASE_TIME
+                    + ", was " + leaseTime);
+        }
+        return leaseTime;
     }
 }

@@ -34,21 +34,6 @@ final class LeaseLockView implements LeaseLock {
         this.leaseTime = leaseTime;
     }
 
-    /**
-     * The range check of the core, which needs no client. The client's own checks (drift allowance,
-     * AUTO_RENEWAL) are made by the engine's {@code asLock}; a view made by the default method of
-     * another implementation makes them at its first acquire.
-     */
-    static Duration checkLeaseTime(Duration leaseTime) {
-        Objects.requireNonNull(leaseTime, "leaseTime must not be null");
-        if (leaseTime.compareTo(DistributedLock.MIN_LEASE_TIME) < 0
-                || leaseTime.compareTo(DistributedLock.MAX_LEASE_TIME) > 0) {
-            throw new IllegalArgumentException("leaseTime must be between " + DistributedLock.MIN_LEASE_TIME
-                    + " and " + DistributedLock.MAX_LEASE_TIME + ", was " + leaseTime);
-        }
-        return leaseTime;
-    }
-
     @Override
     public String name() {
         return lock.name();

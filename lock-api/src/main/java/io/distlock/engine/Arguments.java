@@ -32,13 +32,7 @@ final class Arguments {
     }
 
     static Duration leaseTime(Duration leaseTime) {
-        Objects.requireNonNull(leaseTime, "leaseTime must not be null");
-        if (leaseTime.compareTo(DistributedLock.MIN_LEASE_TIME) < 0
-                || leaseTime.compareTo(DistributedLock.MAX_LEASE_TIME) > 0) {
-            throw new IllegalArgumentException("leaseTime must be between " + DistributedLock.MIN_LEASE_TIME
-                    + " and " + DistributedLock.MAX_LEASE_TIME + ", was " + leaseTime);
-        }
-        return leaseTime;
+        return DistributedLock.checkLeaseTime(leaseTime);
     }
 
     /** @return the wait in nanoseconds, saturated so that {@code now + wait} cannot overflow */

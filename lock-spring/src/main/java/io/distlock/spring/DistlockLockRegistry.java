@@ -113,7 +113,7 @@ public final class DistlockLockRegistry
         this.prefix = Objects.requireNonNull(prefix, "prefix");
         this.leaseTime = leaseTime;
         try {
-            checkLeaseTime(leaseTime);
+            DistributedLock.checkLeaseTime(leaseTime);
             requireAutoRenewal(client);
         } catch (RuntimeException e) {
             if (ownsClient) {
@@ -126,16 +126,10 @@ public final class DistlockLockRegistry
     private static LockClient connect(String uri, String prefix, Duration leaseTime) {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(prefix, "prefix");
-        checkLeaseTime(leaseTime); // before connecting: bad arguments open no connection
+        DistributedLock.checkLeaseTime(leaseTime); // before connecting: bad arguments open no connection
         return Locks.connect(uri);
     }
 
-    private static void checkLeaseTime(Duration leaseTime) {
-        Objects.requireNonNull(leaseTime, "leaseTime");
-        if (leaseTime.compareTo(DistributedLock.MIN_LEASE_TIME) < 0 || leaseTime.compareTo(DistributedLock.MAX_LEASE_TIME) > 0) {
-            throw new IllegalArgumentException("leaseTime must be between " + DistributedLock.MIN_LEASE_TIME + " and "
-                    + DistributedLock.MAX_LEASE_TIME + ", was " + leaseTime);
-        }
     }
 
     private static void requireAutoRenewal(LockClient client) {
