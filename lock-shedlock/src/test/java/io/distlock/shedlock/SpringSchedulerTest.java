@@ -229,7 +229,7 @@ class SpringSchedulerTest {
             boolean heldAfterClose = held(probe, JOB);
 
             assertThat(record.failures).isEmpty();
-            assertThat(record.runs).hasSize(1);
+            assertThat(record.runs).as("the runs that had ended when close() returned").hasSize(1);
             Run run = record.runs.peek();
             assertThat(run.end() - run.start()).as("the run's length, in ns").isGreaterThanOrEqualTo(LongJob.WORK.toNanos());
             assertThat(run.end()).as("the run ended before close() returned").isLessThanOrEqualTo(closed);
