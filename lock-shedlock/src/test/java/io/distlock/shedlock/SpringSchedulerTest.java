@@ -170,11 +170,15 @@ class SpringSchedulerTest {
 
     /**
      * Two instances of the application schedule the same job every 50 ms: the job runs, on both,
-     * and never on two at once; between two starts there is at least lockAtLeastFor (less the
-     * time of one acquire, which ShedLock counts in). Either instance wins a free lock with about
-     * even odds at each turn (their 50 ms cycles drift against each other), so one instance
-     * missing from twelve runs would be a 1-in-several-hundred event even with a fair lock; it
-     * has not been seen.
+     * and never on two at once, not even while the instances shut down. Until the first instance
+     * is closed, two starts are at least lockAtLeastFor apart (less 100 ms for the acquire, which
+     * ShedLock counts in); closing an instance frees a lock still in its lockAtLeastFor at once,
+     * so the other may start the job sooner after that (seen: 67 ms).
+     *
+     * <p>ShedLock promises no fairness: the instance that attempts first after a release wins,
+     * and the two 50 ms schedules drift against each other only slowly, so wins come in streaks
+     * (one instance won 11 runs in a row). The test therefore waits, within 10 s, until both have
+     * run; an instance that never wins in that time fails it.
      */
     @ParameterizedTest
     @MethodSource("backends")
@@ -183,10 +187,13 @@ class SpringSchedulerTest {
             Record record = new Record(probe);
             AnnotationConfigApplicationContext first = instance(uri, "first", record, FrequentJob.class);
             AnnotationConfigApplicationContext second = null;
+            long closing;
             try {
                 second = instance(uri, "second", record, FrequentJob.class);
-                await().atMost(Duration.ofSeconds(10)).until(() -> record.runs.size() >= 12);
+                await("twelve runs, on both instances").atMost(Duration.ofSeconds(10)).until(() -> record.runs.size() >= 12
+                        && record.runs.stream().map(Run::instance).distinct().count() == 2);
             } finally {
+                closing = System.nanoTime();
                 Servers.closeAll(first, second);
             }
 
@@ -201,8 +208,10 @@ class SpringSchedulerTest {
                 Run after = runs.get(i);
                 assertThat(after.start()).as("run %d (%s) starts after run %d (%s) ended", i, after, i - 1, before)
                         .isGreaterThan(before.end());
-                assertThat(after.start() - before.start()).as("nanoseconds between the starts of runs %d and %d", i - 1, i)
-                        .isGreaterThanOrEqualTo(minimumGap);
+                if (after.start() < closing) {
+                    assertThat(after.start() - before.start()).as("nanoseconds between the starts of runs %d and %d", i - 1, i)
+                            .isGreaterThanOrEqualTo(minimumGap);
+                }
             }
             assertThat(held(probe, JOB)).as("the lock, after both instances closed").isFalse();
         }
