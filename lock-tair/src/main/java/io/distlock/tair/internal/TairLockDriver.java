@@ -20,6 +20,7 @@ import io.distlock.spi.Renewal;
 import io.distlock.spi.Watch;
 import io.distlock.tair.internal.StrayWrites.ClientRef;
 
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -31,6 +32,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiFunction;
@@ -38,6 +40,7 @@ import java.util.function.BiFunction;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Protocol.Command;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 
 /**
@@ -72,6 +75,8 @@ public final class TairLockDriver implements LockDriver {
     private static final int PIPELINE_CHUNK = 4096;
 
     private final RedisNode node;
+    /** One operation's whole budget: the reads of a write (its connection's id, the kills, the action) share it. */
+    private final long operationTimeoutNanos;
     private final StrayWrites strays = new StrayWrites();
     /** The server's view of each pooled connection, learnt once per connection ({@code CLIENT INFO}). */
     private final Map<Connection, ClientRef> clients = Collections.synchronizedMap(new WeakHashMap<>());
@@ -98,8 +103,9 @@ public final class TairLockDriver implements LockDriver {
         }
     }
 
-    private TairLockDriver(RedisNode node) {
+    private TairLockDriver(RedisNode node, Duration operationTimeout) {
         this.node = node;
+        this.operationTimeoutNanos = operationTimeout.toNanos();
     }
 
     /**
@@ -117,7 +123,7 @@ public final class TairLockDriver implements LockDriver {
     public static TairLockDriver connect(RedisEndpoint endpoint, LockOptions options, int poolSize) {
         RedisNode node = RedisNode.connect(endpoint, options.connectTimeout(), options.operationTimeout(), poolSize);
         try {
-            TairLockDriver driver = new TairLockDriver(node);
+            TairLockDriver driver = new TairLockDriver(node, options.operationTimeout());
             List<String> missing = node.withConnection("check that the server knows CAS and CAD", jedis -> {
                 List<?> infos = (List<?>) jedis.sendCommand(Command.COMMAND, "INFO", "CAS", "CAD");
                 driver.clientRef(jedis.getConnection());
@@ -398,28 +404,58 @@ public final class TairLockDriver implements LockDriver {
      * get makes the connection a suspect.
      */
     private <T> T write(String operation, String ownerToken, boolean killForToken, BiFunction<Jedis, Connection, T> action) {
+        // Up to three reads (the connection's id, the kills, the action) answer one operation: each
+        // gets what is left of one operation timeout, so that a silent server costs the caller one
+        // timeout, not three.
+        long deadline = System.nanoTime() + operationTimeoutNanos;
         return node.withConnection(operation, jedis -> {
             Connection c = jedis.getConnection();
-            ClientRef me = clientRef(c);
-            killStrays(c, killForToken ? ownerToken : null);
-            String sendingFor = killForToken ? null : ownerToken;
-            if (sendingFor != null) {
-                strays.sending(sendingFor, me);
-            }
-            boolean answered = false;
             try {
-                T result = action.apply(jedis, c);
-                answered = true;
-                return result;
-            } catch (JedisDataException e) {
-                answered = true; // the server answered, with an error
-                throw e;
-            } finally {
-                if (!answered || sendingFor != null) {
-                    strays.settled(sendingFor, me, answered);
+                bound(c, deadline);
+                ClientRef me = clientRef(c);
+                bound(c, deadline);
+                killStrays(c, killForToken ? ownerToken : null);
+                bound(c, deadline);
+                String sendingFor = killForToken ? null : ownerToken;
+                if (sendingFor != null) {
+                    strays.sending(sendingFor, me);
                 }
+                boolean answered = false;
+                try {
+                    T result = action.apply(jedis, c);
+                    answered = true;
+                    return result;
+                } catch (JedisDataException e) {
+                    answered = true; // the server answered, with an error
+                    throw e;
+                } finally {
+                    if (!answered || sendingFor != null) {
+                        strays.settled(sendingFor, me, answered);
+                    }
+                }
+            } finally {
+                restoreTimeout(c);
             }
         });
+    }
+
+    /** Lets {@code c}'s next read wait only until {@code deadline}; past it, the operation has timed out. */
+    private static void bound(Connection c, long deadline) {
+        long leftMillis = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
+        if (leftMillis <= 0) {
+            throw new JedisConnectionException("the operation timeout was spent before the reply",
+                    new SocketTimeoutException("operation timeout spent"));
+        }
+        c.setSoTimeout((int) Math.min(leftMillis, Integer.MAX_VALUE));
+    }
+
+    /** Back to the connection's own read timeout, for its next user; a broken connection has none to restore. */
+    private static void restoreTimeout(Connection c) {
+        try {
+            c.rollbackTimeout();
+        } catch (RuntimeException brokenAlready) {
+            // the pool discards a broken connection
+        }
     }
 
     /** The server's id and address of {@code c}, asked once per connection. */
