@@ -130,8 +130,6 @@ public final class DistlockLockRegistry
         return Locks.connect(uri);
     }
 
-    }
-
     private static void requireAutoRenewal(LockClient client) {
         if (!client.backend().has(Feature.AUTO_RENEWAL)) {
             throw new UnsupportedOperationException("a LockRegistry keeps its locks by auto-renewal, which backend '"
