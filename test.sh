@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # distlock's test command: installs what a fresh Debian/Ubuntu machine lacks (the servers the
-# tests start on free loopback ports, PostgreSQL included, and a C compiler for the Tair tests'
-# Redis module), then builds and runs every test through the Maven wrapper.
+# tests start on free loopback ports, PostgreSQL and MariaDB included, and a C compiler for the
+# Tair tests' Redis module), then builds and runs every test through the Maven wrapper.
 # Extra arguments go to the reactor build, e.g. ./test.sh -Ddistlock.tck.timeoutFactor=3. Maven
 # options for every build below (the examples and the demo too) go in Maven's own MAVEN_ARGS, e.g.
 # MAVEN_ARGS=-Dmaven.repo.local=/path/to/repo ./test.sh
@@ -14,6 +14,12 @@ command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 # lock-fenced-jdbc's tests run PostgreSQL (lock-tck's PostgresServer); Debian keeps its binaries off
 # the PATH, in /usr/lib/postgresql/<version>/bin.
 compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
+# ... and MariaDB (lock-tck's MariaDbServer); Debian puts mariadbd in /usr/sbin, off a user's PATH,
+# and mariadb-install-db, mariadb-admin and mariadb in /usr/bin.
+if ! { [ -x /usr/sbin/mariadbd ] || command -v mariadbd >/dev/null 2>&1; } \
+    || ! command -v mariadb-install-db >/dev/null 2>&1 || ! command -v mariadb >/dev/null 2>&1; then
+  missing+=(mariadb-server mariadb-client)
+fi
 # The C compiler builds the CAS/CAD Redis module the Tair tests load into redis-server (lock-tck's TairModule).
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 
@@ -21,7 +27,8 @@ if ((${#missing[@]})); then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     echo "test.sh: installing ${missing[*]}"
     # Keep Debian from starting the packaged services on their default ports: the tests start
-    # their own servers and must never meet one someone else started.
+    # their own servers and must never meet one someone else started (mariadb-server's postinst then
+    # only initialises /var/lib/mysql; no mariadbd is left running).
     policy_created=
     if [ ! -e /usr/sbin/policy-rc.d ]; then
       printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d

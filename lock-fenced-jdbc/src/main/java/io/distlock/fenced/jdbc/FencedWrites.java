@@ -5,6 +5,7 @@ import io.distlock.Lease;
 import io.distlock.LockClient;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -41,7 +42,10 @@ import java.util.regex.Pattern;
  * strictly increase with every grant of a lock, and only for writes made in a transaction that
  * checked, on the same database.
  *
- * <p><b>The table</b> holds one row per resource: {@code resource text PRIMARY KEY, token bigint}.
+ * <p><b>The databases:</b> PostgreSQL ({@link #postgres(String)}) and MariaDB
+ * ({@link #mariadb(String)}); the connection's product is checked.
+ *
+ * <p><b>The table</b> holds one row per resource: {@code resource} (the primary key) and {@code token}.
  * It is not created behind the caller's back: a missing table is an {@link SQLException} whose
  * message gives the exact {@code CREATE TABLE} ({@link #createTableStatement()}); create it with
  * your migrations, or once at start-up with {@link #createTableIfMissing(Connection)}.
@@ -54,39 +58,20 @@ public final class FencedWrites {
     public static final String DEFAULT_TABLE = "distlock_fence";
 
     // An unquoted SQL identifier, optionally schema-qualified: the name is put into SQL text, so
-    // it is checked, never quoted or escaped. 63 is PostgreSQL's identifier length.
+    // it is checked, never quoted or escaped. 63 is PostgreSQL's identifier length
+    // (MariaDB's is 64).
     private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
-    // SQLStates: 42P01 undefined_table, 3F000 invalid_schema_name, 42703 undefined_column.
-    private static final String UNDEFINED_TABLE = "42P01";
-    private static final String UNDEFINED_SCHEMA = "3F000";
-    private static final String UNDEFINED_COLUMN = "42703";
-
+    private final Dialect dialect;
     private final String table;
     private final String createTable;
     private final String upsert;
 
-    private FencedWrites(String table) {
+    private FencedWrites(Dialect dialect, String table) {
+        this.dialect = dialect;
         this.table = table;
-        this.createTable = "CREATE TABLE IF NOT EXISTS " + table
-                + " (resource text PRIMARY KEY, token bigint NOT NULL CHECK (token >= 0))";
-        // One statement reads the recorded token and writes the new one on the row it has locked.
-        // Why no update is lost: INSERT ... ON CONFLICT DO UPDATE locks the conflicting row before
-        // it computes GREATEST. A concurrent check of the same resource (even one racing to insert
-        // the first row: the unique index makes it wait for the other insert's transaction) blocks
-        // on that lock until this transaction ends, then computes GREATEST from the row version
-        // this transaction committed (READ COMMITTED takes the latest committed version here, not
-        // the statement's snapshot). So no check ever compares against a token that a committed
-        // check has already raised; under REPEATABLE READ or SERIALIZABLE the waiting check fails
-        // with a serialization error (SQLState 40001) instead, and the caller retries.
-        // Why GREATEST, not "DO UPDATE ... WHERE fence.token <= EXCLUDED.token": a refused row
-        // returns nothing then, and reading the winning token for the error in the same statement
-        // (a CTE's SELECT) would read the statement's snapshot, which may predate the very row
-        // version the upsert waited for. RETURNING the row as updated gives it exactly; a refusal
-        // leaves the value unchanged.
-        this.upsert = "INSERT INTO " + table + " AS fence (resource, token) VALUES (?, ?)"
-                + " ON CONFLICT (resource) DO UPDATE SET token = GREATEST(fence.token, EXCLUDED.token)"
-                + " RETURNING fence.token";
+        this.createTable = dialect.createTable(table);
+        this.upsert = dialect.upsert(table);
     }
 
     /**
@@ -100,12 +85,32 @@ public final class FencedWrites {
      * @throws IllegalArgumentException if {@code table} is not such an identifier
      */
     public static FencedWrites postgres(String table) {
+        return new FencedWrites(Dialect.POSTGRES, checkedTableName(table));
+    }
+
+    /**
+     * The fence for MariaDB (10.5 or later: {@code INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING};
+     * MySQL has no {@code RETURNING} and is not supported). The table is InnoDB's, whose row locks
+     * the check relies on.
+     *
+     * @param table the fence table: an unquoted SQL identifier ({@code [A-Za-z_][A-Za-z0-9_]*}, at most
+     *              63 characters), optionally qualified by its database ({@code database.table});
+     *              MariaDB on Linux keeps its case
+     * @return the fence on that table (nothing is checked in the database yet)
+     * @throws NullPointerException     if {@code table} is null
+     * @throws IllegalArgumentException if {@code table} is not such an identifier
+     */
+    public static FencedWrites mariadb(String table) {
+        return new FencedWrites(Dialect.MARIADB, checkedTableName(table));
+    }
+
+    private static String checkedTableName(String table) {
         Objects.requireNonNull(table, "table");
         if (!TABLE_NAME.matcher(table).matches()) {
             throw new IllegalArgumentException("fence table name '" + table + "' is not an unquoted SQL identifier "
                     + "(letters, digits and _, not starting with a digit, at most 63 characters; optionally schema.table)");
         }
-        return new FencedWrites(table);
+        return table;
     }
 
     /** @return the fence table's name, as given */
@@ -114,8 +119,10 @@ public final class FencedWrites {
     }
 
     /**
-     * @return the statement that creates the fence table if it does not exist:
-     *         {@code CREATE TABLE IF NOT EXISTS <table> (resource text PRIMARY KEY, token bigint NOT NULL CHECK (token >= 0))}
+     * @return the statement that creates the fence table if it does not exist; for PostgreSQL
+     *         {@code CREATE TABLE IF NOT EXISTS <table> (resource text PRIMARY KEY, token bigint NOT NULL CHECK (token >= 0))},
+     *         for MariaDB {@code CREATE TABLE IF NOT EXISTS <table> (resource varchar(256) CHARACTER SET utf8mb4
+     *         COLLATE utf8mb4_nopad_bin NOT NULL PRIMARY KEY, token bigint NOT NULL CHECK (token >= 0)) ENGINE=InnoDB}
      */
     public String createTableStatement() {
         return createTable;
@@ -124,7 +131,8 @@ public final class FencedWrites {
     /**
      * Runs {@link #createTableStatement()} on the connection (in its transaction, if one is open).
      * For start-up or migrations, not for every write; PostgreSQL's {@code IF NOT EXISTS} does not
-     * make two concurrent creations of the same table both succeed.
+     * make two concurrent creations of the same table both succeed. On MariaDB, a {@code CREATE TABLE}
+     * first commits the connection's open transaction (an implicit commit).
      *
      * @param connection an open connection allowed to create the table
      * @throws SQLException if the database refuses (no privilege, say)
@@ -183,23 +191,26 @@ public final class FencedWrites {
      * of the resource waits for it), a rollback undoes it, and only a commit makes it count.
      *
      * <p>After a {@link StaleTokenException} the transaction is still open: roll it back. After
-     * an {@link SQLException} from the database PostgreSQL has aborted the transaction: roll back.
+     * an {@link SQLException} from the database, roll back too (PostgreSQL has aborted the
+     * transaction; MariaDB undid the statement, or the whole transaction for a deadlock).
      *
-     * @param connection the transaction's connection to PostgreSQL, auto-commit off
+     * @param connection the transaction's connection to this fence's database, auto-commit off
      * @param resource   what the transaction writes to: not blank, at most
      *                   {@value LockClient#MAX_NAME_LENGTH} characters, no control characters
      * @param token      the writer's fencing token, {@code >= 0}
      * @throws StaleTokenException      if a higher token was recorded for the resource (it names both)
      * @throws IllegalArgumentException if {@code resource} is blank, too long or has a control
      *                                  character, if {@code token} is negative, or if the connection
-     *                                  is not to PostgreSQL
+     *                                  is not to this fence's database (PostgreSQL, MariaDB)
      * @throws IllegalStateException    if the connection is in auto-commit mode: the check would
      *                                  commit alone, and the writes after it would not be fenced
      * @throws NullPointerException     if {@code connection} or {@code resource} is null
      * @throws SQLException             if the fence table (or its schema, or a column) is missing —
      *                                  the message gives the {@code CREATE TABLE} —, or the
-     *                                  database fails otherwise (a serialization failure, 40001,
-     *                                  under REPEATABLE READ or SERIALIZABLE: retry the transaction)
+     *                                  database fails otherwise (SQLState 40001, retry the
+     *                                  transaction: on PostgreSQL a serialization failure under
+     *                                  REPEATABLE READ or SERIALIZABLE; on MariaDB a deadlock, as
+     *                                  when checks race to insert a resource's first row)
      */
     public void check(Connection connection, String resource, long token) throws SQLException {
         Objects.requireNonNull(connection, "connection");
@@ -213,10 +224,10 @@ public final class FencedWrites {
                     + resource + "' would commit on its own and the writes after it would not be fenced; call "
                     + "connection.setAutoCommit(false) and check inside the transaction that writes");
         }
-        String product = connection.getMetaData().getDatabaseProductName();
-        if (!"PostgreSQL".equals(product)) {
-            throw new IllegalArgumentException("FencedWrites.postgres needs a connection to PostgreSQL; this one is to "
-                    + product);
+        DatabaseMetaData metaData = connection.getMetaData();
+        if (!dialect.accepts(metaData)) {
+            throw new IllegalArgumentException("FencedWrites." + dialect.factory + " needs a connection to " + dialect.versions
+                    + "; this one is to " + metaData.getDatabaseProductName() + " " + metaData.getDatabaseProductVersion());
         }
         long recorded;
         try (PreparedStatement statement = connection.prepareStatement(upsert)) {
@@ -237,15 +248,14 @@ public final class FencedWrites {
     }
 
     private SQLException explained(SQLException e) {
-        String state = e.getSQLState();
-        if (UNDEFINED_TABLE.equals(state) || UNDEFINED_SCHEMA.equals(state)) {
-            return new SQLException("the fence table " + table + " does not exist (the transaction is aborted: roll back); "
+        if (dialect.isMissingTable(e)) {
+            return new SQLException("the fence table " + table + " does not exist (" + dialect.afterAnError() + "); "
                     + "create it once with: " + createTable + "; or call FencedWrites.createTableIfMissing(connection)",
-                    state, e);
+                    e.getSQLState(), e.getErrorCode(), e);
         }
-        if (UNDEFINED_COLUMN.equals(state)) {
-            return new SQLException("the fence table " + table + " lacks the columns the fence writes (the transaction is "
-                    + "aborted: roll back); it must be: " + createTable, state, e);
+        if (dialect.isMissingColumn(e)) {
+            return new SQLException("the fence table " + table + " lacks the columns the fence writes ("
+                    + dialect.afterAnError() + "); it must be: " + createTable, e.getSQLState(), e.getErrorCode(), e);
         }
         return e;
     }
@@ -268,6 +278,6 @@ public final class FencedWrites {
 
     @Override
     public String toString() {
-        return "FencedWrites[postgres, " + table + "]";
+        return "FencedWrites[" + dialect.factory + ", " + table + "]";
     }
 }

@@ -1,7 +1,5 @@
 package io.distlock.fenced.jdbc;
 
-import io.distlock.tck.fixtures.PostgresServer;
-
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -10,33 +8,33 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.OptionalLong;
 
-/** Small JDBC helpers for the tests: connections to the fixture's server, and reading the fence table. */
+/** Small JDBC helpers for the tests: connections to a fixture's server, and reading the fence table. */
 final class Db {
 
     private Db() {
     }
 
     /** @return a new connection with auto-commit off: a transaction is open */
-    static Connection transaction(PostgresServer pg) throws SQLException {
-        Connection c = DriverManager.getConnection(pg.jdbcUrl(), pg.user(), "");
+    static Connection transaction(TestDatabase db) throws SQLException {
+        Connection c = DriverManager.getConnection(db.jdbcUrl(), db.user(), "");
         c.setAutoCommit(false);
         return c;
     }
 
     /** @return a new connection in auto-commit mode */
-    static Connection autoCommit(PostgresServer pg) throws SQLException {
-        return DriverManager.getConnection(pg.jdbcUrl(), pg.user(), "");
+    static Connection autoCommit(TestDatabase db) throws SQLException {
+        return DriverManager.getConnection(db.jdbcUrl(), db.user(), "");
     }
 
-    static void execute(PostgresServer pg, String sql) throws SQLException {
-        try (Connection c = autoCommit(pg); Statement s = c.createStatement()) {
+    static void execute(TestDatabase db, String sql) throws SQLException {
+        try (Connection c = autoCommit(db); Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }
 
     /** @return the committed token the fence table holds for the resource, read from a connection of its own */
-    static OptionalLong recorded(PostgresServer pg, String table, String resource) throws SQLException {
-        try (Connection c = autoCommit(pg);
+    static OptionalLong recorded(TestDatabase db, String table, String resource) throws SQLException {
+        try (Connection c = autoCommit(db);
              PreparedStatement s = c.prepareStatement("SELECT token FROM " + table + " WHERE resource = ?")) {
             s.setString(1, resource);
             try (ResultSet row = s.executeQuery()) {
@@ -45,8 +43,8 @@ final class Db {
         }
     }
 
-    static long count(PostgresServer pg, String table) throws SQLException {
-        try (Connection c = autoCommit(pg); Statement s = c.createStatement();
+    static long count(TestDatabase db, String table) throws SQLException {
+        try (Connection c = autoCommit(db); Statement s = c.createStatement();
              ResultSet row = s.executeQuery("SELECT count(*) FROM " + table)) {
             row.next();
             return row.getLong(1);

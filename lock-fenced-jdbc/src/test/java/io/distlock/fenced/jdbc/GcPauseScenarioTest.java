@@ -3,7 +3,6 @@ package io.distlock.fenced.jdbc;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.Locks;
-import io.distlock.tck.fixtures.PostgresServer;
 import io.distlock.tck.fixtures.ZooKeeperProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,12 +27,12 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 class GcPauseScenarioTest {
 
     private static ZooKeeperProcess zookeeper;
-    private static PostgresServer pg;
+    private static TestDatabase pg;
 
     @BeforeAll
     static void startServers() throws SQLException {
         zookeeper = ZooKeeperProcess.start(System.getProperty("java.class.path"));
-        pg = PostgresServer.start();
+        pg = TestDatabase.postgres();
         // The seed's inventory table; the fence table beside it.
         Db.execute(pg, "CREATE TABLE inventory (sku text PRIMARY KEY, stock int NOT NULL, written_by text NOT NULL)");
         Db.execute(pg, "INSERT INTO inventory VALUES ('order-42', 10, 'nobody')");
