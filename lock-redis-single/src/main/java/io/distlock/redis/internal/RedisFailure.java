@@ -202,10 +202,11 @@ public enum RedisFailure {
         Throwable cause = mentionsPassword(e, endpoint) ? null : e;
         String detail = endpoint.redact(describe(e));
         if (endpoint.tls() && (contains(e, SSLHandshakeException.class) || contains(e, CertificateException.class))) {
-            // Retrying will not help: the server's certificate is not trusted or not for this host.
+            // Retrying will not help: a certificate is not trusted, not for this host, or missing.
             return new LockException("Redis at " + endpoint + " failed the TLS handshake (" + operation
                     + "): its certificate is not trusted by the trustStore (or the JVM's default trust) or does not"
-                    + " name host " + endpoint.host() + ": " + detail, cause);
+                    + " name host " + endpoint.host() + ", or it wants a client certificate (keyStore) it did not get: "
+                    + detail, cause);
         }
         return switch (of(e)) {
             case TIMEOUT, CONNECTION_LOST, UNEXPECTED -> new BackendUnavailableException(endpoint.endpoint(), "Redis at "
