@@ -1,5 +1,5 @@
 /**
- * The single-Redis backend ({@code redis://}). Its per-node Redis primitive lives in
+ * The single-Redis backend ({@code redis://}, and {@code rediss://} over TLS). Its per-node Redis primitive lives in
  * {@code io.distlock.redis.internal}, shared with the other Redis-family backends through
  * qualified exports (never copied); nothing is exported to users.
  */
@@ -13,5 +13,5 @@ module io.distlock.redis {
 
     exports io.distlock.redis.internal to io.distlock.redlock, io.distlock.rediswait, io.distlock.tair;
 
-    provides io.distlock.spi.LockBackend with io.distlock.redis.RedisLockBackend;
+    provides io.distlock.spi.LockBackend with io.distlock.redis.RedisLockBackend, io.distlock.redis.RedissLockBackend;
 }

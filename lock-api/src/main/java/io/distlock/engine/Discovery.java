@@ -33,6 +33,7 @@ public final class Discovery {
      */
     static final Map<String, String> PUBLISHED_ARTIFACTS = Map.of(
             "redis", "io.distlock:lock-redis-single",
+            "rediss", "io.distlock:lock-redis-single",
             "redlock", "io.distlock:lock-redlock",
             "redis-wait", "io.distlock:lock-redis-wait",
             "tair", "io.distlock:lock-tair",

@@ -155,4 +155,13 @@ class DiscoveryTest {
         assertThat(Redaction.redact("etcd://h:1?password=pw&x=1")).isEqualTo("etcd://h:1?password=***&x=1");
         assertThat(Redaction.redact("redis://h:1")).isEqualTo("redis://h:1");
     }
+
+    @Test
+    void redactionHidesTheTlsStorePasswordsOfARedissUri() {
+        String redacted = Redaction.redact("rediss://bob:s3cret@h:1?trustStore=/t.p12&trustStorePassword=tpw1"
+                + "&keyStore=/k.p12&keyStorePassword=kpw2&poolSize=2");
+        assertThat(redacted).isEqualTo("rediss://bob:***@h:1?trustStore=/t.p12&trustStorePassword=***"
+                + "&keyStore=/k.p12&keyStorePassword=***&poolSize=2");
+        assertThat(redacted).doesNotContain("s3cret", "tpw1", "kpw2");
+    }
 }

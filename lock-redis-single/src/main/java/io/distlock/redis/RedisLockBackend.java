@@ -14,6 +14,7 @@ import io.distlock.spi.LockDriver;
 import java.net.URI;
 import java.util.EnumSet;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The single-Redis backend, for {@code redis://[user:password@]host[:port][/db][?poolSize=n&clientName=s]}
@@ -31,12 +32,17 @@ import java.util.Objects;
  * <p>Options: {@code poolSize} (connections per client, 1..64, default 8), {@code clientName}
  * ({@code CLIENT SETNAME}). Timeouts come from {@link LockOptions}. Instantiating this class does
  * no I/O; {@link #connect} connects and checks the server with a {@code PING}.
+ *
+ * <p>For TLS use {@code rediss://} ({@link RedissLockBackend}); a TLS option on a {@code redis://}
+ * URI is an {@link IllegalArgumentException}.
  */
 public final class RedisLockBackend implements LockBackend {
 
-    private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("redis", Guarantee.EFFICIENCY,
-            EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL,
-                    Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION));
+    /** The features of a single Redis server, plain or TLS. */
+    static final EnumSet<Feature> FEATURES = EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION,
+            Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION);
+
+    private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("redis", Guarantee.EFFICIENCY, FEATURES);
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public RedisLockBackend() {
@@ -55,9 +61,14 @@ public final class RedisLockBackend implements LockBackend {
      */
     @Override
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
+        return connect(uri, options, RedisEndpoint.OPTIONS);
+    }
+
+    /** Connects one server, plain or TLS as the URI's scheme says; shared with {@link RedissLockBackend}. */
+    static LockDriver connect(URI uri, LockOptions options, Set<String> allowedOptions) {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(options, "options");
-        RedisEndpoint endpoint = RedisEndpoint.parse(uri, RedisEndpoint.OPTIONS);
+        RedisEndpoint endpoint = RedisEndpoint.parse(uri, allowedOptions);
         int poolSize = endpoint.intOption("poolSize", 8, 1, 64);
         RedisNode node = RedisNode.connect(endpoint, options.connectTimeout(), options.operationTimeout(), poolSize);
         return new RedisLockDriver(node);

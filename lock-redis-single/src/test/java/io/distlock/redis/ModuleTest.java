@@ -44,7 +44,7 @@ class ModuleTest {
         assertThat(descriptor.provides()).hasSize(1);
         ModuleDescriptor.Provides provides = descriptor.provides().iterator().next();
         assertThat(provides.service()).isEqualTo("io.distlock.spi.LockBackend");
-        assertThat(provides.providers()).containsExactly(RedisLockBackend.class.getName());
+        assertThat(provides.providers()).containsExactly(RedisLockBackend.class.getName(), RedissLockBackend.class.getName());
         assertThat(descriptor.requires()).extracting(ModuleDescriptor.Requires::name).containsExactlyInAnyOrder(
                 "java.base", "io.distlock", "redis.clients.jedis", "org.apache.commons.pool2", "org.slf4j");
     }
@@ -84,7 +84,7 @@ class ModuleTest {
                     throw new AssertionError(e);
                 }
             }, d -> d));
-            assertThat(byScheme).containsOnlyKeys("redis");
+            assertThat(byScheme).containsOnlyKeys("redis", "rediss");
             assertThat(byScheme.get("redis").getClass().getModule().getName()).isEqualTo("io.distlock");
         } finally {
             thread.setContextClassLoader(previous);

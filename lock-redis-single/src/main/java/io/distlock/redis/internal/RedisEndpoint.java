@@ -27,6 +27,17 @@ public final class RedisEndpoint {
     /** The query options of the single-Redis backend. */
     public static final Set<String> OPTIONS = Set.of("poolSize", "clientName");
 
+    /**
+     * The TLS query options, accepted on a {@code rediss://} URI only (see {@link RedisTls}):
+     * {@code trustStore}, {@code trustStoreType}, {@code trustStorePassword}, {@code keyStore},
+     * {@code keyStoreType}, {@code keyStorePassword}.
+     */
+    public static final Set<String> TLS_OPTIONS = Set.of("trustStore", "trustStoreType", "trustStorePassword",
+            "keyStore", "keyStoreType", "keyStorePassword");
+
+    /** The scheme of a Redis server that speaks TLS. */
+    public static final String TLS_SCHEME = "rediss";
+
     private static final int DEFAULT_PORT = 6379;
 
     private final String host;
@@ -35,8 +46,15 @@ public final class RedisEndpoint {
     private final String password;
     private final int database;
     private final Map<String, String> options;
+    private final boolean tls;
 
     private RedisEndpoint(String host, int port, String user, String password, int database, Map<String, String> options) {
+        this(host, port, user, password, database, options, false);
+    }
+
+    private RedisEndpoint(String host, int port, String user, String password, int database, Map<String, String> options,
+                          boolean tls) {
+        this.tls = tls;
         this.host = host;
         this.port = port;
         this.user = user;
@@ -80,18 +98,21 @@ public final class RedisEndpoint {
      */
     public RedisEndpoint withAddress(String host, int port) {
         RedisEndpoint checked = of(host, port, null, null, 0); // the same checks as of(), no secret involved
-        return new RedisEndpoint(checked.host, checked.port, user, password, database, options);
+        return new RedisEndpoint(checked.host, checked.port, user, password, database, options, tls);
     }
 
     /**
      * Parses {@code redis://[user:password@]host[:port][/db][?option=value&...]}.
      *
-     * @param uri     the connection URI (its scheme is not checked: the caller was chosen by it)
+     * The scheme {@code rediss} makes a {@linkplain #tls() TLS} endpoint; any other is plain.
+     *
+     * @param uri     the connection URI (the caller was chosen by its scheme)
      * @param allowed the query options the caller understands
      * @return the endpoint
      * @throws IllegalArgumentException if there is no host, the port or database is not a number in
-     *                                  range, the user info has no {@code :}, or an option is unknown;
-     *                                  the message never contains the password
+     *                                  range, the user info has no {@code :}, an option is unknown, or
+     *                                  a {@linkplain #TLS_OPTIONS TLS option} is given on a URI that is
+     *                                  not {@code rediss://}; the message never contains the password
      */
     public static RedisEndpoint parse(URI uri, Set<String> allowed) {
         Objects.requireNonNull(uri, "uri");
@@ -126,7 +147,9 @@ public final class RedisEndpoint {
             user = emptyToNull(decode(userInfo.substring(0, colon), shown));
             password = emptyToNull(decode(userInfo.substring(colon + 1), shown));
         }
-        return new RedisEndpoint(host, port, user, password, database(uri.getPath(), shown), options(uri, allowed, shown));
+        boolean tls = TLS_SCHEME.equalsIgnoreCase(uri.getScheme());
+        return new RedisEndpoint(host, port, user, password, database(uri.getPath(), shown),
+                options(uri, allowed, shown, tls), tls);
     }
 
     /**
@@ -184,7 +207,7 @@ public final class RedisEndpoint {
         return Integer.parseInt(db);
     }
 
-    private static Map<String, String> options(URI uri, Set<String> allowed, String shown) {
+    private static Map<String, String> options(URI uri, Set<String> allowed, String shown, boolean tls) {
         Map<String, String> options = new LinkedHashMap<>();
         String query = uri.getRawQuery();
         if (query == null || query.isEmpty()) {
@@ -193,6 +216,10 @@ public final class RedisEndpoint {
         for (String pair : query.split("&")) {
             int eq = pair.indexOf('=');
             String key = decode(eq < 0 ? pair : pair.substring(0, eq), shown);
+            if (!tls && TLS_OPTIONS.contains(key)) {
+                throw new IllegalArgumentException("Redis URI '" + shown + "' has the TLS option '" + key
+                        + "' on a plain connection; use rediss://host:port?" + key + "=... for TLS");
+            }
             if (!allowed.contains(key)) {
                 // Only the option's name is shown: its value might be a secret.
                 throw new IllegalArgumentException("Redis URI '" + shown + "' has unknown option '" + key
@@ -221,6 +248,11 @@ public final class RedisEndpoint {
     /** @return the password, or null; never put it in a message */
     public String password() {
         return password;
+    }
+
+    /** @return true for a {@code rediss://} endpoint: connections speak TLS and verify the server's name */
+    public boolean tls() {
+        return tls;
     }
 
     /** @return the database index */
@@ -273,13 +305,19 @@ public final class RedisEndpoint {
      * {@code ***}.
      *
      * @param text a message, or null
-     * @return the message without the password
+     * @return the message without the password or the TLS store passwords
      */
     public String redact(String text) {
-        if (text == null || password == null) {
-            return text;
+        if (text == null) {
+            return null;
         }
-        return text.replace(password, "***");
+        String out = text;
+        for (String secret : new String[] {password, options.get("trustStorePassword"), options.get("keyStorePassword")}) {
+            if (secret != null && !secret.isEmpty()) {
+                out = out.replace(secret, "***");
+            }
+        }
+        return out;
     }
 
     /** @return {@code host:port} */

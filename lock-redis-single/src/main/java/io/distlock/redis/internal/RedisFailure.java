@@ -4,6 +4,7 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 
 import java.net.SocketTimeoutException;
+import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Collections;
@@ -11,6 +12,8 @@ import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.NoSuchElementException;
 import java.util.Set;
+
+import javax.net.ssl.SSLHandshakeException;
 
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisBusyException;
@@ -198,6 +201,13 @@ public enum RedisFailure {
                                       Duration operationTimeout) {
         Throwable cause = mentionsPassword(e, endpoint) ? null : e;
         String detail = endpoint.redact(describe(e));
+        if (endpoint.tls() && (contains(e, SSLHandshakeException.class) || contains(e, CertificateException.class))) {
+            // Retrying will not help: a certificate is not trusted, not for this host, or missing.
+            return new LockException("Redis at " + endpoint + " failed the TLS handshake (" + operation
+                    + "): its certificate is not trusted by the trustStore (or the JVM's default trust) or does not"
+                    + " name host " + endpoint.host() + ", or it wants a client certificate (keyStore) it did not get: "
+                    + detail, cause);
+        }
         return switch (of(e)) {
             case TIMEOUT, CONNECTION_LOST, UNEXPECTED -> new BackendUnavailableException(endpoint.endpoint(), "Redis at "
                     + endpoint + " did not answer (" + operation + "; connect timeout " + connectTimeout.toMillis()

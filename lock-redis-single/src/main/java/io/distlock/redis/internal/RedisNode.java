@@ -79,6 +79,9 @@ public final class RedisNode implements AutoCloseable {
     private RedisSubscriber subscriber;
     private volatile boolean closed;
 
+    // ssl(boolean) and sslSocketFactory are deprecated in Jedis 8 in favour of SslOptions; they are
+    // used here because their behaviour (host-name verification on by default) is the measured one.
+    @SuppressWarnings("deprecation")
     private RedisNode(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout, int poolSize,
                       boolean fanOut) {
         this.endpoint = endpoint;
@@ -93,6 +96,14 @@ public final class RedisNode implements AutoCloseable {
                 .database(endpoint.database())
                 .autoNegotiateProtocol(false) // the server default, RESP2: no HELLO round trip per connection
                 .clientSetInfoConfig(ClientSetInfoConfig.DISABLED); // no CLIENT SETINFO round trips either
+        if (endpoint.tls()) {
+            // No sslParameters: Jedis then verifies the host name itself (HTTPS endpoint identification).
+            config.ssl(true);
+            javax.net.ssl.SSLSocketFactory factory = RedisTls.socketFactory(endpoint);
+            if (factory != null) {
+                config.sslSocketFactory(factory);
+            }
+        }
         if (endpoint.option("clientName") != null) {
             config.clientName(endpoint.option("clientName"));
         }
