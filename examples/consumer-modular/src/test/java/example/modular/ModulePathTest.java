@@ -54,7 +54,7 @@ class ModulePathTest {
                 "io.distlock.zookeeper", "io.distlock.etcd")) {
             assertTrue(ModuleLayer.boot().findModule(backend).isPresent(), backend + " is not on the module path");
         }
-        assertEquals(List.of("etcd", "redis", "redis-wait", "redlock", "tair", "zookeeper"),
+        assertEquals(List.of("etcd", "redis", "redis-wait", "rediss", "redlock", "tair", "zookeeper"),
                 Locks.backends().stream().map(b -> b.scheme()).collect(Collectors.toList()));
     }
 

@@ -81,7 +81,7 @@ class ModuleTest {
                     throw new AssertionError(e);
                 }
             }).collect(Collectors.toSet());
-            assertThat(schemes).containsExactlyInAnyOrder("redis", "redis-wait");
+            assertThat(schemes).containsExactlyInAnyOrder("redis", "rediss", "redis-wait");
             // Loading the driver class links it against io.distlock.redis.internal: the qualified export at work.
             Class<?> driver = layer.findLoader("io.distlock.rediswait").loadClass("io.distlock.rediswait.internal.RedisWaitDriver");
             assertThat(layer.findModule("io.distlock.redis").orElseThrow()

@@ -82,7 +82,7 @@ class ModuleTest {
                     throw new AssertionError(e);
                 }
             }).collect(Collectors.toSet());
-            assertThat(schemes).containsExactlyInAnyOrder("redis", "redlock");
+            assertThat(schemes).containsExactlyInAnyOrder("redis", "rediss", "redlock");
             // Loading the driver class links it against io.distlock.redis.internal: the qualified export at work.
             Class<?> driver = layer.findLoader("io.distlock.redlock").loadClass("io.distlock.redlock.internal.RedlockDriver");
             assertThat(driver.getModule().canRead(layer.findModule("io.distlock.redis").orElseThrow())).isTrue();

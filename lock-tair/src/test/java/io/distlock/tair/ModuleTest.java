@@ -82,7 +82,7 @@ class ModuleTest {
                     throw new AssertionError(e);
                 }
             }).collect(Collectors.toSet());
-            assertThat(schemes).containsExactlyInAnyOrder("redis", "tair");
+            assertThat(schemes).containsExactlyInAnyOrder("redis", "rediss", "tair");
             // Loading the driver class links it against io.distlock.redis.internal: the qualified export at work.
             Class<?> driver = layer.findLoader("io.distlock.tair").loadClass("io.distlock.tair.internal.TairLockDriver");
             assertThat(layer.findModule("io.distlock.redis").orElseThrow()
