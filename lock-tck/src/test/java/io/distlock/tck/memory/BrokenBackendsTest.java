@@ -57,6 +57,8 @@ class BrokenBackendsTest {
                 Arguments.of(BrokenVerifications.LateCopyAfterRelease.class, "required_4_17_lateCopiesOfReleasedRequestsTakeNothing", "a late copy of A's acquire took it"),
                 Arguments.of(BrokenVerifications.WallClockExpiry.class, "required_4_4_clockJump", "the server let A's lock expire early"),
                 Arguments.of(BrokenVerifications.AsyncReplication.class, "required_4_5_primaryFailover", "after a failover B was granted"),
+                Arguments.of(BrokenVerifications.TimeoutPerRead.class, "required_4_12_blackholeIsUnavailableNotBusy",
+                        "a single attempt on a blackholed server took"),
                 Arguments.of(BrokenVerifications.LateGrantAsBusy.class, "required_4_18_lateGrantIsUnavailableNotBusy",
                         "a grant that arrived after its validity was reported as busy"));
     }

@@ -147,6 +147,12 @@ final class BrokenVerifications {
         }
     }
 
+    static class TimeoutPerRead extends OnScheme {
+        TimeoutPerRead() {
+            super("broken-timeout-per-read");
+        }
+    }
+
     static class LateGrantAsBusy extends OnScheme {
         LateGrantAsBusy() {
             super("broken-late-grant-busy");

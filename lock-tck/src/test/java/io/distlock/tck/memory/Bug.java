@@ -59,5 +59,10 @@ enum Bug {
      * The driver checks its own round trip, and a grant that came back later than the lease time
      * is deleted and reported as busy: a slow reply from a free lock looks like contention.
      */
-    LATE_GRANT_AS_BUSY
+    LATE_GRANT_AS_BUSY,
+    /**
+     * Each read of an attempt waits a whole operation timeout of its own (a connection's id, then
+     * the request): a silent server costs the caller several timeouts, not one.
+     */
+    TIMEOUT_PER_READ
 }

@@ -252,6 +252,14 @@ public class MemoryBackend implements LockBackend {
         }
     }
 
+    /** Broken: each read of an attempt has an operation timeout of its own. */
+    public static final class TimeoutPerRead extends MemoryBackend {
+        /** Scheme {@code broken-timeout-per-read}. */
+        public TimeoutPerRead() {
+            super("broken-timeout-per-read", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.TIMEOUT_PER_READ);
+        }
+    }
+
     /** Broken: a grant that came back later than its lease time is deleted and reported as busy. */
     public static final class LateGrantAsBusy extends MemoryBackend {
         /** Scheme {@code broken-late-grant-busy}. */

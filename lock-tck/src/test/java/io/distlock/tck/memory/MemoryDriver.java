@@ -108,6 +108,15 @@ final class MemoryDriver implements LockDriver {
     public Attempt tryAcquire(LockRequest request) {
         MemoryServer.Answer answer;
         long sent = System.nanoTime();
+        if (bug == Bug.TIMEOUT_PER_READ) {
+            // The defect: a first read (the connection's id, say) with a timeout of its own, and the
+            // request's read after it with another.
+            try {
+                call("hello " + request.name(), () -> Boolean.TRUE);
+            } catch (BackendUnavailableException firstReadTimedOut) {
+                // carried on to the request, as a driver that reads its connection's id lazily does
+            }
+        }
         try {
             answer = call("acquire " + request.name(), () -> server.tryAcquire(request.name(), owner(request), request.leaseTime()),
                     () -> resent.add(owner(request)));
