@@ -3,6 +3,7 @@ package io.distlock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Settings every backend honours. Immutable; build with {@link #builder()}. Backend-specific
@@ -19,6 +20,7 @@ public final class LockOptions {
     private final Duration minRetryBackoff;
     private final Duration maxRetryBackoff;
     private final LockListener listener;
+    private final Supplier<Credentials> credentials;
 
     private LockOptions(Builder b) {
         this.connectTimeout = b.connectTimeout;
@@ -28,9 +30,10 @@ public final class LockOptions {
         this.minRetryBackoff = b.minRetryBackoff;
         this.maxRetryBackoff = b.maxRetryBackoff;
         this.listener = b.listener;
+        this.credentials = b.credentials;
     }
 
-    /** @return connect timeout 2 s, operation timeout 2 s, drift 1 % + 2 ms, back-off 5–100 ms, no listener */
+    /** @return connect timeout 2 s, operation timeout 2 s, drift 1 % + 2 ms, back-off 5–100 ms, no listener, no credentials */
     public static LockOptions defaults() {
         return DEFAULTS;
     }
@@ -47,7 +50,8 @@ public final class LockOptions {
                 .operationTimeout(operationTimeout)
                 .clockDrift(clockDriftFactor, clockDriftMinimum)
                 .retryBackoff(minRetryBackoff, maxRetryBackoff)
-                .listener(listener);
+                .listener(listener)
+                .credentials(credentials);
     }
 
     /** @return how long establishing a connection may take before the backend counts as unavailable */
@@ -97,12 +101,38 @@ public final class LockOptions {
         return Optional.ofNullable(listener);
     }
 
+    /**
+     * The credentials set with {@link Builder#credentials(Credentials)}, or read now from the
+     * supplier set with {@link Builder#credentials(Supplier)}: a backend calls this each time it
+     * connects or reconnects, so a rotated secret is picked up without a new client.
+     *
+     * @return the credentials, if any were set
+     * @throws LockException if the supplier threw or returned null (the message names only the
+     *                       exception's class, since its text may hold the secret)
+     */
+    public Optional<Credentials> credentials() {
+        if (credentials == null) {
+            return Optional.empty();
+        }
+        Credentials c;
+        try {
+            c = credentials.get();
+        } catch (RuntimeException e) {
+            throw new LockException("the credentials supplier failed: " + e.getClass().getName());
+        }
+        if (c == null) {
+            throw new LockException("the credentials supplier returned null");
+        }
+        return Optional.of(c);
+    }
+
     @Override
     public String toString() {
         return "LockOptions[connectTimeout=" + connectTimeout + ", operationTimeout=" + operationTimeout
                 + ", clockDrift=" + clockDriftFactor + "×lease+" + clockDriftMinimum
                 + ", retryBackoff=" + minRetryBackoff + ".." + maxRetryBackoff
-                + (listener != null ? ", listener=" + listener.getClass().getName() : "") + "]";
+                + (listener != null ? ", listener=" + listener.getClass().getName() : "")
+                + (credentials != null ? ", credentials=(set)" : "") + "]";
     }
 
     /** Builds {@link LockOptions}; every setter validates its argument at once. */
@@ -114,6 +144,7 @@ public final class LockOptions {
         private Duration minRetryBackoff = Duration.ofMillis(5);
         private Duration maxRetryBackoff = Duration.ofMillis(100);
         private LockListener listener;
+        private Supplier<Credentials> credentials;
 
         private Builder() {
         }
@@ -183,6 +214,32 @@ public final class LockOptions {
          */
         public Builder listener(LockListener listener) {
             this.listener = listener;
+            return this;
+        }
+
+        /**
+         * Sets the credentials every connection of the client presents. A URI that carries user
+         * info as well is refused at connect: credentials are given in one place.
+         *
+         * @param credentials the credentials, or null for none (or those of the URI)
+         * @return this builder
+         */
+        public Builder credentials(Credentials credentials) {
+            this.credentials = credentials == null ? null : () -> credentials;
+            return this;
+        }
+
+        /**
+         * Sets where credentials come from: the supplier is called each time the client connects
+         * or reconnects (for example reading a file that a vault agent rotates), on the
+         * connecting thread; it must be thread-safe and return promptly. A URI that carries user
+         * info as well is refused at connect.
+         *
+         * @param supplier the supplier, or null for none
+         * @return this builder
+         */
+        public Builder credentials(Supplier<Credentials> supplier) {
+            this.credentials = supplier;
             return this;
         }
 

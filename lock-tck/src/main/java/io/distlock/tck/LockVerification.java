@@ -185,6 +185,18 @@ public abstract class LockVerification extends InputRules {
     }
 
     /**
+     * The hook of group 6 (rules 6.1–6.4), for a verification whose servers require authentication
+     * (and speak TLS, where the backend can): wrong credentials, a principal without rights, an
+     * untrusted server certificate, and no secret in any log line, message or verdict.
+     *
+     * @return the hook; empty skips group 6 by name (a verification of servers without authentication)
+     */
+    @Override
+    protected Optional<Security> security() {
+        return Optional.empty();
+    }
+
+    /**
      * @return the timing every rule uses; by default scaled by {@code -Ddistlock.tck.timeoutFactor}
      */
     @Override

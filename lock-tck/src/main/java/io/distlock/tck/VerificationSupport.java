@@ -121,6 +121,13 @@ abstract class VerificationSupport {
     protected abstract Optional<ReplicaFailover> replicaFailover();
 
     /**
+     * See {@link LockVerification#security()}.
+     *
+     * @return what the verification supplies
+     */
+    protected abstract Optional<Security> security();
+
+    /**
      * See {@link LockVerification#environment()}.
      *
      * @return what the verification supplies
