@@ -22,10 +22,12 @@ import java.util.concurrent.ConcurrentMap;
  * name it with {@code -Dslf4j.provider=io.distlock.tck.CapturingSlf4jProvider} (the build of each
  * distlock backend does, in its Surefire configuration).
  *
- * <p>Outside a security verification it behaves like {@code slf4j-simple}'s defaults: INFO and above
- * go to standard error. While rule 6.4's capture runs, every level is enabled, and each line, with
+ * <p>Outside a security verification it prints as {@code slf4j-simple} does: the lines at or above
+ * the level of {@code org.slf4j.simpleLogger.defaultLogLevel} (a system property, else
+ * {@code simplelogger.properties} on the class path, else INFO) go to standard error, so a module's
+ * existing logging set-up keeps working. While rule 6.4's capture runs, every level is enabled, and each line, with
  * its stack trace, is searched for the verification's secrets before it is (at INFO and above)
- * printed. The lines below INFO are searched and dropped, so the console stays as it was.
+ * printed. The lines below the printed level are searched and dropped, so the console stays as it was.
  */
 @SuppressWarnings("exports") // SLF4J types in its signatures: only SLF4J itself calls it
 public final class CapturingSlf4jProvider implements SLF4JServiceProvider {
@@ -58,12 +60,43 @@ public final class CapturingSlf4jProvider implements SLF4JServiceProvider {
         return "2.0.99";
     }
 
+    /** The lowest level printed (not the lowest captured). */
+    private static volatile int printLevel = Level.INFO.toInt();
+
     @Override
     public void initialize() {
+        printLevel = configuredPrintLevel();
         ConcurrentMap<String, Logger> loggers = new ConcurrentHashMap<>();
         loggerFactory = name -> loggers.computeIfAbsent(name, CapturingLogger::new);
         markerFactory = new BasicMarkerFactory();
         mdcAdapter = new BasicMDCAdapter();
+    }
+
+    private static int configuredPrintLevel() {
+        String level = System.getProperty("org.slf4j.simpleLogger.defaultLogLevel");
+        if (level == null) {
+            try (java.io.InputStream in = CapturingSlf4jProvider.class.getClassLoader()
+                    .getResourceAsStream("simplelogger.properties")) {
+                if (in != null) {
+                    java.util.Properties properties = new java.util.Properties();
+                    properties.load(in);
+                    level = properties.getProperty("org.slf4j.simpleLogger.defaultLogLevel");
+                }
+            } catch (java.io.IOException | RuntimeException e) {
+                level = null; // the default below
+            }
+        }
+        if (level == null) {
+            return Level.INFO.toInt();
+        }
+        switch (level.trim().toLowerCase(java.util.Locale.ROOT)) {
+            case "trace": return Level.TRACE.toInt();
+            case "debug": return Level.DEBUG.toInt();
+            case "warn": return Level.WARN.toInt();
+            case "error": return Level.ERROR.toInt();
+            case "off": return Integer.MAX_VALUE;
+            default: return Level.INFO.toInt();
+        }
     }
 
     /** Whether the running JVM's SLF4J logs reach rule 6.4 (SLF4J is present and this is its provider). */
@@ -79,7 +112,7 @@ public final class CapturingSlf4jProvider implements SLF4JServiceProvider {
         }
 
         private boolean enabled(Level level) {
-            return LogCapture.active() || level.toInt() >= Level.INFO.toInt();
+            return LogCapture.active() || level.toInt() >= printLevel;
         }
 
         @Override
@@ -94,17 +127,17 @@ public final class CapturingSlf4jProvider implements SLF4JServiceProvider {
 
         @Override
         public boolean isInfoEnabled() {
-            return true;
+            return enabled(Level.INFO);
         }
 
         @Override
         public boolean isWarnEnabled() {
-            return true;
+            return enabled(Level.WARN);
         }
 
         @Override
         public boolean isErrorEnabled() {
-            return true;
+            return enabled(Level.ERROR);
         }
 
         @Override
@@ -125,7 +158,7 @@ public final class CapturingSlf4jProvider implements SLF4JServiceProvider {
             }
             String text = line.toString();
             LogCapture.accept("SLF4J " + level + " " + name, text);
-            if (level.toInt() >= Level.INFO.toInt()) {
+            if (level.toInt() >= printLevel) {
                 System.err.println(text);
             }
         }
