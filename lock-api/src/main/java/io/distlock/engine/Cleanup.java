@@ -168,6 +168,9 @@ final class Cleanup {
             } catch (IllegalStateException closed) {
                 return; // the driver is closed: the server ends what is left (TTL, session)
             } catch (RuntimeException e) {
+                if (refusedWithNothingToRemove(task, e)) {
+                    return;
+                }
                 outage = true;
                 task.failures++;
                 logFirstFailure(task, e);
@@ -176,6 +179,24 @@ final class Cleanup {
             }
         }
         queue(task, backoffNanos(Math.max(1, failedRounds())));
+    }
+
+    /**
+     * A withdrawal of a request whose every attempt was answered, refused for the client's identity or
+     * rights: the server wrote nothing this client could still remove (a queue entry of an earlier
+     * attempt, on a session store, ends with the session), and retrying a refusal would only repeat it
+     * until the client closes. Given up, with a warning. Removals that may matter — a release, the end
+     * of a lease, the clean-up after an unknown outcome — are retried as for an outage: rights that
+     * come back let them through.
+     */
+    private boolean refusedWithNothingToRemove(Task task, RuntimeException e) {
+        if (!(e instanceof io.distlock.AuthenticationException || e instanceof io.distlock.AccessDeniedException)
+                || !(task instanceof Abandon abandon) || abandon.outcomeUnknown) {
+            return false;
+        }
+        EngineClient.LOG.log(System.Logger.Level.WARNING, "gave up: {0} on {1}: the server refused it ({2})", task.what(),
+                client.endpoint(), e.getMessage());
+        return true;
     }
 
     /** Removes on the I/O executor as soon as possible (for the keeper's thread, and after an unknown outcome). */
@@ -342,6 +363,9 @@ final class Cleanup {
             } catch (IllegalStateException closed) {
                 // the driver is closed: nothing more can be done here
             } catch (RuntimeException e) {
+                if (refusedWithNothingToRemove(task, e)) {
+                    continue;
+                }
                 failed.add(task);
                 firstFailure = firstFailure == null ? e : firstFailure;
             }

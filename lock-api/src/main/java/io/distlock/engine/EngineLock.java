@@ -142,6 +142,9 @@ final class EngineLock implements DistributedLock {
                 Attempt result;
                 try {
                     result = client.tryOnce(request);
+                } catch (AuthenticationException | AccessDeniedException refused) {
+                    lastAttemptAway = false; // refused: this attempt wrote nothing
+                    throw refused;
                 } catch (RuntimeException e) {
                     outcomeUnknown = true; // a failure mid-request: its write may have landed
                     lastAttemptAway = true;

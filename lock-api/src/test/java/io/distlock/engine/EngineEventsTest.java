@@ -84,6 +84,19 @@ class EngineEventsTest {
     }
 
     @Test
+    void aRefusedAttemptIsWithdrawnAsAnsweredAndARefusedWithdrawalIsNotRetriedForever() {
+        io.distlock.AccessDeniedException denied = new io.distlock.AccessDeniedException("scripted:1", "no rights on 'w'", null);
+        driver.attempts = request -> {
+            throw denied;
+        };
+        driver.abandonRefusal = denied;
+        assertThatThrownBy(() -> client.lock("w").tryAcquire(LEASE, Duration.ofSeconds(30))).isSameAs(denied);
+        assertThat(driver.calls).as("withdrawn as an answered request, not cleaned up as an unknown outcome")
+                .contains("abandon w").doesNotContain("abandon w unknown");
+        assertThat(client.pendingCleanups()).as("a refused withdrawal of an answered request is given up").isZero();
+    }
+
+    @Test
     void contentionIsBusyForOneAttemptAndTimedOutForAWaitButAnUnknownOutcomeIsUnavailable() throws InterruptedException {
         Lease holder = client.lock("b").tryAcquire(LEASE).orElseThrow();
         events.clear();

@@ -57,6 +57,8 @@ final class ScriptedDriver implements LockDriver {
     volatile CountDownLatch extendGate;
     /** What {@link #lateWritesPossible()} answers. */
     volatile boolean lateWrites;
+    /** Thrown by {@link #abandon} once reached, if set (a server that refuses the client). */
+    volatile RuntimeException abandonRefusal;
 
     ScriptedDriver(LongSupplier clock, boolean sessionStore) {
         this.clock = clock;
@@ -173,6 +175,10 @@ final class ScriptedDriver implements LockDriver {
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
         reachable("abandon " + request.name() + (outcomeUnknown ? " unknown" : ""));
+        RuntimeException refusal = abandonRefusal;
+        if (refusal != null) {
+            throw refusal;
+        }
         Held held = server.get(request.name());
         if (held != null && held.owner.equals(request.ownerToken())) {
             server.remove(request.name(), held);
