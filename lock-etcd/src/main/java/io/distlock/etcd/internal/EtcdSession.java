@@ -1,9 +1,13 @@
 package io.distlock.etcd.internal;
 
+import io.distlock.AccessDeniedException;
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.spi.DriverContext;
+import io.distlock.spi.TlsSettings;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -21,8 +25,11 @@ import io.etcd.jetcd.options.GetOption;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 
+import javax.net.ssl.SSLException;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.CertificateException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -76,6 +83,10 @@ final class EtcdSession implements AutoCloseable {
     static final int MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
     private final EtcdEndpoint endpoint;
+    /** The user this client authenticates as, if any: messages name it. */
+    private final String user;
+    /** The password, only to mask it should the server or a library ever echo it; never shown. */
+    private final String password;
     private final Client client;
     private final KV kv;
     private final Lease leases;
@@ -100,8 +111,10 @@ final class EtcdSession implements AutoCloseable {
      */
     private final CompletableFuture<Object> closing = new CompletableFuture<>();
 
-    private EtcdSession(EtcdEndpoint endpoint, LockOptions options, DriverContext context, Listener listener) {
+    private EtcdSession(EtcdEndpoint endpoint, Optional<Credentials> credentials, LockOptions options, DriverContext context,
+                        Listener listener) {
         this.endpoint = endpoint;
+        this.user = credentials.flatMap(Credentials::username).orElse(null);
         this.operationTimeout = options.operationTimeout();
         // A quarter of the operation timeout, at least 500 ms: room for a slow member's round trip
         // and an fsync, and for three more attempts (a cluster of up to five members with two hung).
@@ -111,8 +124,9 @@ final class EtcdSession implements AutoCloseable {
         this.requestedTtl = endpoint.sessionTtl();
         this.context = context;
         this.listener = listener;
+        String scheme = endpoint.tls().isPresent() ? "https://" : "http://";
         ClientBuilder builder = Client.builder()
-                .endpoints(endpoint.hosts().stream().map(host -> "http://" + host).toArray(String[]::new))
+                .endpoints(endpoint.hosts().stream().map(host -> scheme + host).toArray(String[]::new))
                 .connectTimeout(options.connectTimeout())
                 // jetcd retries a call that failed for want of a connection; never past our own bound.
                 .retryMaxDuration(options.operationTimeout())
@@ -121,8 +135,15 @@ final class EtcdSession implements AutoCloseable {
                 // One LeaseTimeToLive answer lists every key of the session (a renewal tick's single
                 // call): gRPC's default 4 MiB limit would end renewals near 80,000 leases.
                 .maxInboundMessageSize(MAX_ANSWER_BYTES);
-        endpoint.user().ifPresent(user -> builder.user(bytes(user)));
-        endpoint.password().ifPresent(password -> builder.password(bytes(password)));
+        if (credentials.isPresent()) {
+            char[] secret = credentials.get().password();
+            this.password = new String(secret);
+            java.util.Arrays.fill(secret, '\0');
+            builder.user(bytes(user)).password(bytes(password));
+        } else {
+            this.password = null;
+        }
+        endpoint.tls().ifPresent(tls -> tls(builder, tls));
         this.client = builder.build();
         this.kv = client.getKVClient();
         this.leases = client.getLeaseClient();
@@ -135,20 +156,50 @@ final class EtcdSession implements AutoCloseable {
     }
 
     /**
+     * TLS to every member with the settings' trust and key managers, through gRPC's Netty TLS
+     * defaults (ALPN h2). gRPC verifies the server's host name against its certificate; nothing here
+     * turns that off.
+     */
+    private void tls(ClientBuilder builder, TlsSettings tls) {
+        try {
+            builder.sslContext(ssl -> {
+                ssl.trustManager(tls.trustManagers());
+                tls.keyManagers().ifPresent(ssl::keyManager);
+            });
+        } catch (SSLException e) {
+            throw new IllegalArgumentException("cannot build the TLS context for " + endpoint + " from " + tls + ": "
+                    + e.getClass().getSimpleName());
+        }
+    }
+
+    /**
      * Connects: grants the session lease within the connect timeout, checks that the server did not
      * raise its TTL (a TTL below the server's minimum), checks that this client may read and write
      * under its prefix, and starts the keep-alive.
      *
+     * @param credentials the user and password to authenticate with, if any (read by the caller for this connect)
      * @throws BackendUnavailableException if no member answers within the connect timeout
      * @throws IllegalArgumentException    if {@code sessionTtl} is below the server's minimum lease TTL
-     * @throws LockException               if authentication fails or the prefix may not be written
+     * @throws AuthenticationException     if the server refuses the credentials, or the TLS handshake fails
+     * @throws AccessDeniedException       if the user may not read and write under the prefix
      */
-    static EtcdSession open(EtcdEndpoint endpoint, LockOptions options, DriverContext context, Listener listener) {
-        EtcdSession session = new EtcdSession(endpoint, options, context, listener);
+    static EtcdSession open(EtcdEndpoint endpoint, Optional<Credentials> credentials, LockOptions options,
+                            DriverContext context, Listener listener) {
+        EtcdSession session = new EtcdSession(endpoint, credentials, options, context, listener);
         try {
+            long start = System.nanoTime();
+            if (endpoint.tls().isPresent()) {
+                Optional<TlsCheck.Refusal> refused = TlsCheck.firstRefusal(endpoint.hosts(), endpoint.tls().get(),
+                        options.connectTimeout());
+                if (refused.isPresent()) {
+                    throw session.handshakeFailed(refused.get(), "connect");
+                }
+            }
+            // What the TLS check left of the connect timeout (all of it but a few ms, unless no member answered it).
+            Duration left = options.connectTimeout().minusNanos(System.nanoTime() - start);
             long sent = System.nanoTime();
             LeaseGrantResponse granted = session.call(() -> session.leases.grant(session.requestedTtl.toSeconds()), null,
-                    options.connectTimeout(), "grant the client's session lease");
+                    left.isNegative() ? Duration.ZERO : left, "grant the client's session lease");
             if (granted.getTTL() > session.requestedTtl.toSeconds()) {
                 session.leases.revoke(granted.getID());
                 throw new IllegalArgumentException("sessionTtl=" + session.requestedTtl.toSeconds() + " s is below the"
@@ -436,19 +487,27 @@ final class EtcdSession implements AutoCloseable {
         if (cause instanceof NoSuchLeaseException) {
             return new SessionGone("etcd at " + endpoint + ": the session lease is gone (" + what + ")", cause);
         }
+        // Refusals of identity or rights are built without the cause: a library's text could carry
+        // more than this class knows to mask.
         Status.Code code = statusCode(cause);
-        String message = String.valueOf(cause.getMessage());
+        String message = messages(cause);
         if (code == Status.Code.NOT_FOUND && message.contains("lease not found")) {
             return new SessionGone("etcd at " + endpoint + ": the session lease is gone (" + what + ")", cause);
         }
-        if (code == Status.Code.PERMISSION_DENIED) {
-            return new LockException("etcd at " + endpoint + " refused to " + what + ": permission denied; grant this"
-                    + " user readwrite on the keys under " + endpoint.prefix() + "/", cause);
+        Throwable handshake = tlsFailure(cause);
+        if (handshake != null) {
+            return handshakeFailed(new TlsCheck.Refusal(endpointNames(), handshake), what);
         }
-        if (code == Status.Code.UNAUTHENTICATED || message.contains("authentication failed")
-                || message.contains("invalid auth token") || message.contains("authentication is not enabled")) {
-            return new LockException("etcd at " + endpoint + " refused to " + what + ": authentication failed ("
-                    + scrub(message) + ")", null);
+        if (code == Status.Code.PERMISSION_DENIED) {
+            return new AccessDeniedException(endpointNames(), "etcd at " + endpoint + " refused to " + what + " for "
+                    + who() + ": permission denied; grant " + (user == null ? "the user" : "user '" + user + "'")
+                    + " a role with readwrite on the keys under " + endpoint.prefix() + "/ (see the lock-etcd README)", null);
+        }
+        if (authenticationRefused(code, message)) {
+            return new AuthenticationException(endpointNames(), "etcd at " + endpoint + " refused to " + what + ": "
+                    + (user == null ? "authentication is required and no credentials were given"
+                    : "authentication failed for user '" + user + "' (wrong password, or no such user)")
+                    + " [" + scrub(firstLine(message)) + "]", null);
         }
         if (code == Status.Code.INVALID_ARGUMENT || code == Status.Code.FAILED_PRECONDITION
                 || code == Status.Code.OUT_OF_RANGE || code == Status.Code.RESOURCE_EXHAUSTED) {
@@ -459,10 +518,88 @@ final class EtcdSession implements AutoCloseable {
                 + scrub(message), cause);
     }
 
+    /**
+     * etcd's refusals of an identity: a wrong password or unknown user ("authentication failed,
+     * invalid user ID or password", INVALID_ARGUMENT, which jetcd's call credentials turn into
+     * UNAUTHENTICATED), no user where auth is on ("user name is empty"), a token the server no longer
+     * takes after jetcd failed to get a new one. jetcd retries UNAUTHENTICATED itself only within
+     * its retry budget; what reaches this class is final.
+     */
+    private static boolean authenticationRefused(Status.Code code, String message) {
+        return code == Status.Code.UNAUTHENTICATED || message.contains("authentication failed")
+                || message.contains("invalid user ID or password") || message.contains("user name is empty")
+                || message.contains("invalid auth token") || message.contains("user name not found");
+    }
+
+    /** @return the user for messages: {@code user 'name'}, or {@code a client without credentials} */
+    private String who() {
+        return user == null ? "a client without credentials" : "user '" + user + "'";
+    }
+
+    /** @return the first TLS failure in the chain (a refused certificate, a failed handshake), or null */
+    private static Throwable tlsFailure(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SSLException || t instanceof CertificateException
+                    || t.getClass().getName().equals("io.netty.handler.ssl.NotSslRecordException")) {
+                return t;
+            }
+            for (Throwable suppressed : t.getSuppressed()) {
+                Throwable found = tlsFailure(suppressed);
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return the exception for a failed TLS handshake with {@code refusal.host()} */
+    AuthenticationException handshakeFailed(TlsCheck.Refusal refusal, String what) {
+        return new AuthenticationException(endpointNames(), "the TLS handshake with etcd member " + refusal.host() + " of "
+                + endpoint + " failed, so the client could not " + what + ": " + tlsReason(refusal.failure()) + " ("
+                + endpoint.tls().map(Object::toString).orElse("TLS") + ")", null);
+    }
+
+    /** What went wrong in the handshake, in words: the JDK's messages say it well and carry no secret. */
+    private String tlsReason(Throwable handshake) {
+        String text = String.valueOf(handshake.getMessage());
+        String reason;
+        if (text.contains("PKIX") || text.contains("unable to find valid certification path")) {
+            reason = "the server's certificate is not trusted (not signed by a CA in the trust store)";
+        } else if (text.contains("No subject alternative") || text.contains("No name matching")) {
+            reason = "the server's certificate does not name the host the client connected to";
+        } else if (text.contains("certificate_required") || text.contains("bad_certificate")) {
+            reason = "the server requires a client certificate (keyStore) it trusts";
+        } else if (handshake.getClass().getName().endsWith("NotSslRecordException")) {
+            reason = "the server does not speak TLS on this port";
+        } else {
+            reason = "the handshake was refused";
+        }
+        return reason + ": " + scrub(firstLine(text));
+    }
+
+    private static String firstLine(String text) {
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(0, newline);
+    }
+
+    /** The messages of the chain, joined: gRPC puts etcd's own text in the cause of jetcd's wrapper. */
+    private static String messages(Throwable failure) {
+        StringBuilder all = new StringBuilder();
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < 8; t = t.getCause() == t ? null : t.getCause(), depth++) {
+            if (all.length() > 0) {
+                all.append(" / ");
+            }
+            all.append(t.getMessage());
+        }
+        return all.toString();
+    }
+
     private String scrub(String message) {
         String shown = message;
-        if (endpoint.password().isPresent() && !endpoint.password().get().isEmpty()) {
-            shown = shown.replace(endpoint.password().get(), "***");
+        if (password != null) {
+            shown = shown.replace(password, "***");
         }
         return shown;
     }
