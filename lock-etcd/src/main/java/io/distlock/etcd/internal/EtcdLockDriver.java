@@ -143,7 +143,7 @@ public final class EtcdLockDriver implements LockDriver {
     private EtcdLockDriver(EtcdEndpoint endpoint, LockOptions options, DriverContext context) {
         this.context = context;
         this.prefix = endpoint.prefix();
-        this.session = EtcdSession.open(endpoint, credentials(endpoint, options), options, context, new EtcdSession.Listener() {
+        this.session = EtcdSession.open(endpoint, () -> credentials(endpoint, options), options, context, new EtcdSession.Listener() {
             @Override
             public void suspended() {
                 context.connectionSuspended();
@@ -190,9 +190,9 @@ public final class EtcdLockDriver implements LockDriver {
     }
 
     /**
-     * The credentials of this connect: the URI's, or the options' (a supplier is asked now, so a
-     * rotated secret is used by the next client that connects). etcd authenticates a user: a
-     * password alone is refused here.
+     * The credentials: the URI's, or the options' (a supplier is asked each time: at the connect, and
+     * when the server refuses the ones in use on a live session, so a rotated secret is picked up).
+     * etcd authenticates a user: a password alone is refused here.
      */
     private static Optional<Credentials> credentials(EtcdEndpoint endpoint, LockOptions options) {
         Optional<Credentials> credentials = UserInfo.either(endpoint.credentials(), options, endpoint.toString());

@@ -79,18 +79,22 @@ final class EtcdSession implements AutoCloseable {
         void lost(long leaseId);
     }
 
+    /** How the message of a failed TLS handshake starts (new credentials cannot help it). */
+    private static final String TLS_HANDSHAKE = "the TLS handshake";
+
     /** The largest answer accepted: 256 MiB, a session of about five million keys of 50 bytes. */
     static final int MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
     private final EtcdEndpoint endpoint;
     /** The user this client authenticates as, if any: messages name it. */
-    private final String user;
+    private volatile String user;
     /** The password, only to mask it should the server or a library ever echo it; never shown. */
-    private final String password;
-    private final Client client;
-    private final KV kv;
-    private final Lease leases;
-    private final Watch watches;
+    private volatile String password;
+    /** Where the credentials come from: read at the connect and again at each rebuild of the jetcd client. */
+    private final Supplier<Optional<Credentials>> credentials;
+    private final LockOptions options;
+    /** The jetcd client and its parts; replaced as a whole when the credentials changed ({@link #reauthenticate}). */
+    private volatile Connection connection;
     private final Duration operationTimeout;
     /** How long one attempt of a call waits before it is sent again (to another member, round-robin). */
     private final Duration attemptTimeout;
@@ -104,6 +108,8 @@ final class EtcdSession implements AutoCloseable {
     private volatile Duration grantedTtl;
     private volatile boolean suspended;
     private volatile boolean closed;
+    /** Set once the connect succeeded: from then on a refused identity makes the client read its credentials again. */
+    private volatile boolean opened;
     /**
      * Completed when closing starts: a call in flight then stops waiting for its answer at once.
      * jetcd does not fail a call whose channel is shut down until the attempt's own timeout, so
@@ -111,10 +117,18 @@ final class EtcdSession implements AutoCloseable {
      */
     private final CompletableFuture<Object> closing = new CompletableFuture<>();
 
-    private EtcdSession(EtcdEndpoint endpoint, Optional<Credentials> credentials, LockOptions options, DriverContext context,
-                        Listener listener) {
+    /** One jetcd client and the parts of it this backend uses. */
+    private record Connection(Client client, KV kv, Lease leases, Watch watches) {
+        Connection(Client client) {
+            this(client, client.getKVClient(), client.getLeaseClient(), client.getWatchClient());
+        }
+    }
+
+    private EtcdSession(EtcdEndpoint endpoint, Supplier<Optional<Credentials>> credentials, LockOptions options,
+                        DriverContext context, Listener listener) {
         this.endpoint = endpoint;
-        this.user = credentials.flatMap(Credentials::username).orElse(null);
+        this.credentials = credentials;
+        this.options = options;
         this.operationTimeout = options.operationTimeout();
         // A quarter of the operation timeout, at least 500 ms: room for a slow member's round trip
         // and an fsync, and for three more attempts (a cluster of up to five members with two hung).
@@ -124,6 +138,16 @@ final class EtcdSession implements AutoCloseable {
         this.requestedTtl = endpoint.sessionTtl();
         this.context = context;
         this.listener = listener;
+        this.connection = connect(credentials.get());
+        this.keeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "distlock-etcd-session");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Builds a jetcd client that logs in with {@code given}; remembers the user and password for messages. */
+    private Connection connect(Optional<Credentials> given) {
         String scheme = endpoint.tls().isPresent() ? "https://" : "http://";
         ClientBuilder builder = Client.builder()
                 .endpoints(endpoint.hosts().stream().map(host -> scheme + host).toArray(String[]::new))
@@ -135,24 +159,51 @@ final class EtcdSession implements AutoCloseable {
                 // One LeaseTimeToLive answer lists every key of the session (a renewal tick's single
                 // call): gRPC's default 4 MiB limit would end renewals near 80,000 leases.
                 .maxInboundMessageSize(MAX_ANSWER_BYTES);
-        if (credentials.isPresent()) {
-            char[] secret = credentials.get().password();
-            this.password = new String(secret);
+        if (given.isPresent()) {
+            char[] secret = given.get().password();
+            String name = given.get().username().orElseThrow();
+            String pass = new String(secret);
             java.util.Arrays.fill(secret, '\0');
-            builder.user(bytes(user)).password(bytes(password));
+            builder.user(bytes(name)).password(bytes(pass));
+            this.password = pass;
+            this.user = name;
         } else {
             this.password = null;
+            this.user = null;
         }
         endpoint.tls().ifPresent(tls -> tls(builder, tls));
-        this.client = builder.build();
-        this.kv = client.getKVClient();
-        this.leases = client.getLeaseClient();
-        this.watches = client.getWatchClient();
-        this.keeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "distlock-etcd-session");
-            thread.setDaemon(true);
-            return thread;
-        });
+        return new Connection(builder.build());
+    }
+
+    /**
+     * The server refused this client's identity on a live session: most likely the password was
+     * changed (etcd then drops the user's tokens, and jetcd's new login with the old password
+     * fails). Reads the credentials again and, if they differ from the ones in use, replaces the
+     * jetcd client with one that logs in with them. The session lease is the server's and lives on
+     * (a keep-alive needs no permission); calls in flight on the old client are sent again on the
+     * new one, and watches broken by its close make their waiters look again.
+     *
+     * @return true if the client was replaced
+     */
+    private synchronized boolean reauthenticate() {
+        Optional<Credentials> fresh = credentials.get();
+        String freshUser = fresh.flatMap(Credentials::username).orElse(null);
+        char[] freshPassword = fresh.map(Credentials::password).orElse(null);
+        try {
+            boolean same = java.util.Objects.equals(freshUser, user) && (freshPassword == null ? password == null
+                    : password != null && java.util.Arrays.equals(freshPassword, password.toCharArray()));
+            if (same || closed) {
+                return false;
+            }
+        } finally {
+            if (freshPassword != null) {
+                java.util.Arrays.fill(freshPassword, '\0');
+            }
+        }
+        Connection old = connection;
+        connection = connect(fresh);
+        old.client().close();
+        return true;
     }
 
     /**
@@ -177,13 +228,14 @@ final class EtcdSession implements AutoCloseable {
      * raise its TTL (a TTL below the server's minimum), checks that this client may read and write
      * under its prefix, and starts the keep-alive.
      *
-     * @param credentials the user and password to authenticate with, if any (read by the caller for this connect)
+     * @param credentials where the user and password come from (none: no authentication); read now and again
+     *                    when the server refuses them on a live session
      * @throws BackendUnavailableException if no member answers within the connect timeout
      * @throws IllegalArgumentException    if {@code sessionTtl} is below the server's minimum lease TTL
      * @throws AuthenticationException     if the server refuses the credentials, or the TLS handshake fails
      * @throws AccessDeniedException       if the user may not read and write under the prefix
      */
-    static EtcdSession open(EtcdEndpoint endpoint, Optional<Credentials> credentials, LockOptions options,
+    static EtcdSession open(EtcdEndpoint endpoint, Supplier<Optional<Credentials>> credentials, LockOptions options,
                             DriverContext context, Listener listener) {
         EtcdSession session = new EtcdSession(endpoint, credentials, options, context, listener);
         try {
@@ -198,10 +250,10 @@ final class EtcdSession implements AutoCloseable {
             // What the TLS check left of the connect timeout (all of it but a few ms, unless no member answered it).
             Duration left = options.connectTimeout().minusNanos(System.nanoTime() - start);
             long sent = System.nanoTime();
-            LeaseGrantResponse granted = session.call(() -> session.leases.grant(session.requestedTtl.toSeconds()), null,
+            LeaseGrantResponse granted = session.call(() -> session.leases().grant(session.requestedTtl.toSeconds()), null,
                     left.isNegative() ? Duration.ZERO : left, "grant the client's session lease");
             if (granted.getTTL() > session.requestedTtl.toSeconds()) {
-                session.leases.revoke(granted.getID());
+                session.leases().revoke(granted.getID());
                 throw new IllegalArgumentException("sessionTtl=" + session.requestedTtl.toSeconds() + " s is below the"
                         + " minimum lease TTL of " + endpoint + " (" + granted.getTTL() + " s: 1.5 election timeouts,"
                         + " rounded up); ask for " + granted.getTTL() + " s or more");
@@ -211,6 +263,7 @@ final class EtcdSession implements AutoCloseable {
             context.sessionConfirmed(sent, session.grantedTtl);
             session.checkAccess(options.connectTimeout());
             session.keeper.schedule(session::keepAlive, session.keepAlivePeriod().toNanos(), TimeUnit.NANOSECONDS);
+            session.opened = true;
             return session;
         } catch (RuntimeException e) {
             session.close();
@@ -225,7 +278,7 @@ final class EtcdSession implements AutoCloseable {
      */
     private void checkAccess(Duration timeout) {
         ByteSequence probe = bytes(EtcdKeys.probe(endpoint.prefix()));
-        call(() -> kv.txn().Then(Op.get(probe, GetOption.DEFAULT), Op.delete(probe, DeleteOption.DEFAULT)).commit(), null,
+        call(() -> kv().txn().Then(Op.get(probe, GetOption.DEFAULT), Op.delete(probe, DeleteOption.DEFAULT)).commit(), null,
                 timeout, "check read and write access under " + endpoint.prefix());
     }
 
@@ -251,7 +304,7 @@ final class EtcdSession implements AutoCloseable {
                     // hung member must not make every lease flicker invalid, two unanswered ones say
                     // this client cannot tell any more.
                     Duration twoAttempts = attemptTimeout.multipliedBy(2);
-                    answer = call(() -> leases.keepAliveOnce(id), null,
+                    answer = call(() -> leases().keepAliveOnce(id), null,
                             twoAttempts.compareTo(operationTimeout) < 0 ? twoAttempts : operationTimeout, "keep the client's session alive");
                 } catch (SessionGone e) {
                     answer = null;
@@ -271,6 +324,13 @@ final class EtcdSession implements AutoCloseable {
             if (!suspended && !closed) {
                 suspended = true;
                 listener.suspended();
+            }
+            if (e instanceof AuthenticationException && !e.getMessage().startsWith(TLS_HANDSHAKE)) {
+                try {
+                    reauthenticate(); // the next tick (in 200 ms) tries with the new credentials, if they changed
+                } catch (RuntimeException again) {
+                    // the supplier failed, or the new client could not be built: the next refusal tries again
+                }
             }
         } finally {
             if (!closed) {
@@ -309,7 +369,7 @@ final class EtcdSession implements AutoCloseable {
                 return;
             }
             long sent = System.nanoTime();
-            LeaseGrantResponse granted = call(() -> leases.grant(requestedTtl.toSeconds()), "grant a new session lease");
+            LeaseGrantResponse granted = call(() -> leases().grant(requestedTtl.toSeconds()), "grant a new session lease");
             grantedTtl = Duration.ofSeconds(granted.getTTL());
             leaseId = granted.getID();
             context.sessionConfirmed(sent, grantedTtl);
@@ -344,15 +404,15 @@ final class EtcdSession implements AutoCloseable {
     }
 
     KV kv() {
-        return kv;
+        return connection.kv();
     }
 
     Lease leases() {
-        return leases;
+        return connection.leases();
     }
 
     Watch watches() {
-        return watches;
+        return connection.watches();
     }
 
     EtcdEndpoint endpoint() {
@@ -415,8 +475,10 @@ final class EtcdSession implements AutoCloseable {
     <T> T call(Supplier<CompletableFuture<T>> send, CompletableFuture<T> first, Duration budget, String what,
                Runnable onResend) {
         long deadline = System.nanoTime() + budget.toNanos();
+        Connection sentOn = connection;
         CompletableFuture<T> attempt = first != null ? first : send.get();
         boolean interrupted = false;
+        boolean reauthenticated = false;
         try {
             while (true) {
                 long left = deadline - System.nanoTime();
@@ -440,6 +502,18 @@ final class EtcdSession implements AutoCloseable {
                             + what + " within " + budget.toMillis() + " ms", null);
                 } catch (ExecutionException | CompletionException e) {
                     failure = translate(e.getCause() == null ? e : e.getCause(), what);
+                    if (failure instanceof AuthenticationException && opened && !reauthenticated
+                            && !failure.getMessage().startsWith(TLS_HANDSHAKE)) {
+                        // Refused before it was applied: if the credentials changed (or another
+                        // call already replaced the client), send it again once on a client that
+                        // logs in with the new ones.
+                        reauthenticated = true;
+                        if (reauthenticate() || connection != sentOn) {
+                            sentOn = connection;
+                            attempt = send.get();
+                            continue;
+                        }
+                    }
                     if (!(failure instanceof BackendUnavailableException)) {
                         throw failure;
                     }
@@ -451,6 +525,7 @@ final class EtcdSession implements AutoCloseable {
                     throw failure;
                 }
                 onResend.run();
+                sentOn = connection;
                 attempt = send.get();
             }
         } finally {
@@ -555,7 +630,7 @@ final class EtcdSession implements AutoCloseable {
 
     /** @return the exception for a failed TLS handshake with {@code refusal.host()} */
     AuthenticationException handshakeFailed(TlsCheck.Refusal refusal, String what) {
-        return new AuthenticationException(endpointNames(), "the TLS handshake with etcd member " + refusal.host() + " of "
+        return new AuthenticationException(endpointNames(), TLS_HANDSHAKE + " with etcd member " + refusal.host() + " of "
                 + endpoint + " failed, so the client could not " + what + ": " + tlsReason(refusal.failure()) + " ("
                 + endpoint.tls().map(Object::toString).orElse("TLS") + ")", null);
     }
@@ -642,7 +717,7 @@ final class EtcdSession implements AutoCloseable {
         keeper.shutdownNow();
         if (id != 0) {
             try {
-                leases.revoke(id).get(operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                leases().revoke(id).get(operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (ExecutionException | TimeoutException | RuntimeException e) {
@@ -650,6 +725,6 @@ final class EtcdSession implements AutoCloseable {
             }
         }
         closed = true;
-        client.close();
+        connection.client().close();
     }
 }
