@@ -3,7 +3,6 @@ package io.distlock.etcd;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockClient;
-import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.tck.NodeFaults;
@@ -173,6 +172,14 @@ class EtcdBackendTest {
     }
 
     @Test
+    void credentialsForAClusterWithoutAuthAreAnAuthenticationExceptionThatSaysSo() {
+        assertThatThrownBy(() -> Locks.connect(etcd.uri("/noauth?sessionTtl=2").replace("etcd://", "etcd://alice:" + PASSWORD + "@")))
+                .isInstanceOf(io.distlock.AuthenticationException.class)
+                .hasMessageContaining("authentication off")
+                .message().doesNotContain(PASSWORD);
+    }
+
+    @Test
     void authenticationAndAPrefixTheUserMayNotWrite() {
         try (EtcdCluster secured = EtcdCluster.single()) {
             secured.enableAuth("root-" + PASSWORD);
@@ -183,12 +190,12 @@ class EtcdBackendTest {
                 lease.release();
             }
             assertThatThrownBy(() -> Locks.connect(secured.uri("/bob?sessionTtl=2").replace("etcd://", "etcd://alice:" + PASSWORD + "@")))
-                    .isInstanceOf(LockException.class)
+                    .isInstanceOf(io.distlock.AccessDeniedException.class)
                     .hasMessageContaining("permission denied")
                     .hasMessageContaining("/bob/")
                     .message().doesNotContain(PASSWORD);
             assertThatThrownBy(() -> Locks.connect(secured.uri("/alice?sessionTtl=2").replace("etcd://", "etcd://alice:wrong-" + PASSWORD + "@")))
-                    .isInstanceOf(LockException.class)
+                    .isInstanceOf(io.distlock.AuthenticationException.class)
                     .hasMessageContaining("authentication failed")
                     .message().doesNotContain(PASSWORD);
         }

@@ -581,6 +581,9 @@ final class EtcdSession implements AutoCloseable {
         if (authenticationRefused(code, message)) {
             return new AuthenticationException(endpointNames(), "etcd at " + endpoint + " refused to " + what + ": "
                     + (user == null ? "authentication is required and no credentials were given"
+                    : message.contains("authentication is not enabled")
+                    ? "the cluster has authentication off, and the client gave credentials for user '" + user
+                    + "': remove them, or enable auth on the cluster"
                     : "authentication failed for user '" + user + "' (wrong password, or no such user)")
                     + " [" + scrub(firstLine(message)) + "]", null);
         }
