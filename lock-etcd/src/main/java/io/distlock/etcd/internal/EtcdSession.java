@@ -54,9 +54,14 @@ import java.util.function.Supplier;
  * is granted for the client's next requests.
  *
  * <p>Every remote call is bounded by the operation timeout and translated here: no answer in time, or
- * a transport failure, is {@link BackendUnavailableException} (the outcome is unknown); a refusal by
- * the server (permissions, authentication, a bad request) is {@link LockException}. Messages name the
- * endpoints and never the password.
+ * a transport failure, is {@link BackendUnavailableException} (the outcome is unknown); a refused
+ * identity or TLS handshake is {@link AuthenticationException}, a refused permission
+ * {@link AccessDeniedException}, any other refusal (a bad request) {@link LockException}. Messages
+ * name the endpoints and the user, never the password.
+ *
+ * <p>Credentials are read when the jetcd client is built: at the connect, and again when the
+ * server refuses them on a live session ({@link #reauthenticate}), so a supplier's rotated password
+ * is picked up without losing the session.
  */
 final class EtcdSession implements AutoCloseable {
 
