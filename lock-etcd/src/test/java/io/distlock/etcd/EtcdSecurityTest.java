@@ -244,6 +244,53 @@ class EtcdSecurityTest {
                 .hasMessageContaining("TLS handshake");
     }
 
+    /**
+     * The member's certificate names 127.0.0.1 and localhost; reached as 127.0.0.2 (another loopback
+     * address, forwarded to it) it is refused: the host name is verified.
+     */
+    @Test
+    void aCertificateThatDoesNotNameTheHostIsRefused() throws Exception {
+        try (java.net.ServerSocket forwarder = new java.net.ServerSocket(0, 16, java.net.InetAddress.getByName("127.0.0.2"))) {
+            String target = etcd.endpoints();
+            Thread acceptor = new Thread(() -> forward(forwarder, target), "test-forwarder");
+            acceptor.setDaemon(true);
+            acceptor.start();
+            String uri = "etcd://" + LOCKER + ":" + LOCKER_PASSWORD + "@127.0.0.2:" + forwarder.getLocalPort() + PREFIX
+                    + "?sessionTtl=4&tls=true" + storeQuery("trustStore", certs.trustStore());
+            assertThatThrownBy(() -> Locks.connect(uri, options()).close())
+                    .isInstanceOf(AuthenticationException.class)
+                    .hasMessageContaining("does not name the host")
+                    .hasMessageContaining("127.0.0.2:" + forwarder.getLocalPort());
+        }
+    }
+
+    /** Accepts until the socket is closed; pipes each connection to {@code target} both ways. */
+    private static void forward(java.net.ServerSocket listener, String target) {
+        int colon = target.lastIndexOf(':');
+        while (!listener.isClosed()) {
+            try {
+                java.net.Socket in = listener.accept();
+                java.net.Socket out = new java.net.Socket(target.substring(0, colon), Integer.parseInt(target.substring(colon + 1)));
+                pipe(in, out);
+                pipe(out, in);
+            } catch (java.io.IOException e) {
+                return;
+            }
+        }
+    }
+
+    private static void pipe(java.net.Socket from, java.net.Socket to) {
+        Thread thread = new Thread(() -> {
+            try (from; to) {
+                from.getInputStream().transferTo(to.getOutputStream());
+            } catch (java.io.IOException e) {
+                // one side closed
+            }
+        }, "test-forwarder-pipe");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
     @Test
     void aClientCertificateIsPresentedWhenTheServerAsksForOne() {
         try (EtcdCluster mutual = EtcdCluster.withTls(1, certs, true)) {
