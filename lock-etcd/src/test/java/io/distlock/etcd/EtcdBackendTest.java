@@ -172,6 +172,17 @@ class EtcdBackendTest {
     }
 
     @Test
+    void tlsToAMemberThatServesPlainHttpIsAnAuthenticationExceptionNotAnOutage() {
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> Locks.connect(etcd.uri("/plain?sessionTtl=2&tls=true"),
+                LockOptions.builder().connectTimeout(Duration.ofSeconds(5)).build()))
+                .isInstanceOf(io.distlock.AuthenticationException.class)
+                // etcd closes the connection on a ClientHello: the JDK says "Remote host terminated the handshake".
+                .hasMessageContaining("TLS handshake with etcd member " + etcd.endpoints());
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+    }
+
+    @Test
     void credentialsForAClusterWithoutAuthAreAnAuthenticationExceptionThatSaysSo() {
         assertThatThrownBy(() -> Locks.connect(etcd.uri("/noauth?sessionTtl=2").replace("etcd://", "etcd://alice:" + PASSWORD + "@")))
                 .isInstanceOf(io.distlock.AuthenticationException.class)

@@ -653,7 +653,8 @@ final class EtcdSession implements AutoCloseable {
             reason = "the server's certificate does not name the host the client connected to";
         } else if (text.contains("certificate_required") || text.contains("bad_certificate")) {
             reason = "the server requires a client certificate (keyStore) it trusts";
-        } else if (handshake.getClass().getName().endsWith("NotSslRecordException")) {
+        } else if (handshake.getClass().getName().endsWith("NotSslRecordException")
+                || text.contains("Unsupported or unrecognized SSL message") || text.contains("plaintext connection")) {
             reason = "the server does not speak TLS on this port";
         } else {
             reason = "the handshake was refused";
