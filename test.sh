@@ -11,6 +11,8 @@ cd "$(dirname "$0")"
 missing=()
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
+# lock-etcd's EtcdCredentialsTest runs the README's etcdctl commands (role, user, grant) as written.
+command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
 # lock-fenced-jdbc's tests run PostgreSQL (lock-tck's PostgresServer); Debian keeps its binaries off
 # the PATH, in /usr/lib/postgresql/<version>/bin.
 compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)

@@ -18,6 +18,8 @@ module io.distlock.etcd {
     requires jetcd.common;
     requires io.grpc;
     requires io.grpc.stub;
+    // TLS: jetcd's ClientBuilder hands this module a Netty SslContextBuilder to fill in.
+    requires io.netty.handler;
     // On jetcd's behalf (see above).
     requires com.google.common;
     requires dev.failsafe.core;

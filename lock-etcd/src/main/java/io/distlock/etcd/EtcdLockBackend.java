@@ -15,10 +15,12 @@ import java.util.EnumSet;
 import java.util.Objects;
 
 /**
- * The etcd backend, for {@code etcd://[user:password@]host:port[,host:port...][/prefix][?sessionTtl=s]}
+ * The etcd backend, for {@code etcd://[user:password@]host:port[,host:port...][/prefix][?sessionTtl=s][&tls=true...]}
  * (port 2379 by default; locks live under {@code /prefix}, {@code /distlock} if none is given; user
- * and password select etcd authentication; {@code sessionTtl} is the TTL of the client's session
- * lease in whole seconds, 10 by default, and at least the server's minimum).
+ * and password select etcd authentication, or {@link LockOptions#credentials()} does, never both;
+ * {@code sessionTtl} is the TTL of the client's session lease in whole seconds, 10 by default, and
+ * at least the server's minimum; {@code tls=true} speaks TLS to every member, with the trust and
+ * key store options of {@link io.distlock.spi.TlsSettings}).
  *
  * <p>Each client keeps one etcd lease alive as its session. A request for a lock is a key under
  * the lock's directory, bound to that lease, written in one transaction that also reads the lock's
@@ -58,13 +60,16 @@ public final class EtcdLockBackend implements LockBackend {
     }
 
     /**
-     * @throws IllegalArgumentException                 if the URI is malformed (the message never shows the
-     *                                                  password), or {@code sessionTtl} is below the
+     * @throws IllegalArgumentException                 if the URI is malformed (the message never shows a
+     *                                                  password), a TLS store cannot be read, credentials
+     *                                                  are given both in the URI and in the options or
+     *                                                  name no user, or {@code sessionTtl} is below the
      *                                                  server's minimum lease TTL
      * @throws io.distlock.BackendUnavailableException if no member answers within
      *                                                  {@link LockOptions#connectTimeout()} (the message names the members)
-     * @throws io.distlock.LockException                if authentication fails, or the client may not read
-     *                                                  and write under its prefix
+     * @throws io.distlock.AuthenticationException     if the server refuses the credentials (or none were
+     *                                                  given where auth is on), or the TLS handshake fails
+     * @throws io.distlock.AccessDeniedException       if the user may not read and write under its prefix
      */
     @Override
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {

@@ -23,7 +23,8 @@ class ArchitectureTest {
     @Test
     void dependsOnTheContractAndItsDriverOnly() {
         classes().should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "java..", "io.distlock", "io.distlock.spi", "io.distlock.etcd..", "io.etcd.jetcd..", "io.grpc")
+                        "java..", "io.distlock", "io.distlock.spi", "io.distlock.etcd..", "io.etcd.jetcd..", "io.grpc",
+                        "javax.net.ssl", "io.netty.handler.ssl")
                 .because("a backend sees lock-api's exported packages and its own driver, never the engine,"
                         + " the TCK or another backend's internals")
                 .check(backend);

@@ -3,7 +3,6 @@ package io.distlock.etcd;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockClient;
-import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.tck.NodeFaults;
@@ -173,6 +172,25 @@ class EtcdBackendTest {
     }
 
     @Test
+    void tlsToAMemberThatServesPlainHttpIsAnAuthenticationExceptionNotAnOutage() {
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> Locks.connect(etcd.uri("/plain?sessionTtl=2&tls=true"),
+                LockOptions.builder().connectTimeout(Duration.ofSeconds(5)).build()))
+                .isInstanceOf(io.distlock.AuthenticationException.class)
+                // etcd closes the connection on a ClientHello: the JDK says "Remote host terminated the handshake".
+                .hasMessageContaining("TLS handshake with etcd member " + etcd.endpoints());
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+    }
+
+    @Test
+    void credentialsForAClusterWithoutAuthAreAnAuthenticationExceptionThatSaysSo() {
+        assertThatThrownBy(() -> Locks.connect(etcd.uri("/noauth?sessionTtl=2").replace("etcd://", "etcd://alice:" + PASSWORD + "@")))
+                .isInstanceOf(io.distlock.AuthenticationException.class)
+                .hasMessageContaining("authentication off")
+                .message().doesNotContain(PASSWORD);
+    }
+
+    @Test
     void authenticationAndAPrefixTheUserMayNotWrite() {
         try (EtcdCluster secured = EtcdCluster.single()) {
             secured.enableAuth("root-" + PASSWORD);
@@ -183,12 +201,12 @@ class EtcdBackendTest {
                 lease.release();
             }
             assertThatThrownBy(() -> Locks.connect(secured.uri("/bob?sessionTtl=2").replace("etcd://", "etcd://alice:" + PASSWORD + "@")))
-                    .isInstanceOf(LockException.class)
+                    .isInstanceOf(io.distlock.AccessDeniedException.class)
                     .hasMessageContaining("permission denied")
                     .hasMessageContaining("/bob/")
                     .message().doesNotContain(PASSWORD);
             assertThatThrownBy(() -> Locks.connect(secured.uri("/alice?sessionTtl=2").replace("etcd://", "etcd://alice:wrong-" + PASSWORD + "@")))
-                    .isInstanceOf(LockException.class)
+                    .isInstanceOf(io.distlock.AuthenticationException.class)
                     .hasMessageContaining("authentication failed")
                     .message().doesNotContain(PASSWORD);
         }

@@ -39,7 +39,7 @@ class ModuleTest {
         assertThat(provides.service()).isEqualTo("io.distlock.spi.LockBackend");
         assertThat(provides.providers()).containsExactly(EtcdLockBackend.class.getName());
         assertThat(descriptor.requires()).extracting(ModuleDescriptor.Requires::name).containsExactlyInAnyOrder(
-                "java.base", "io.distlock", "jetcd.core", "jetcd.api", "jetcd.common", "io.grpc", "io.grpc.stub",
+                "java.base", "io.distlock", "jetcd.core", "jetcd.api", "jetcd.common", "io.grpc", "io.grpc.stub", "io.netty.handler",
                 "com.google.common", "dev.failsafe.core", "io.vertx.core", "io.netty.codec.http2", "io.netty.handler.proxy",
                 "io.netty.transport.unix.common", "org.slf4j");
     }

@@ -146,7 +146,24 @@ abstract class SecurityRules extends InputRules {
             notes.add("no tamper() hook: only distlock's own calls of the unprivileged principal were tried");
         }
 
-        LockClient intruder = rig.track(unprivileged.get());
+        LockClient intruder;
+        try {
+            intruder = rig.track(unprivileged.get());
+        } catch (AccessDeniedException refusedAtConnect) {
+            // A backend that checks the principal's rights when it connects (Security: "the rules accept
+            // the refusal from the connect or from the first operation"): nothing to attempt through it.
+            expectAccessDenied(() -> {
+                throw refusedAtConnect;
+            }, "the connect");
+            notes.add("the principal without rights was refused when it connected");
+            assertTrue(held.isValid(), msg("the unprivileged principal's connect ended the holder's lease"));
+            held.release();
+            expectAccessDenied(() -> rig.track(rig.track(unprivileged.get()).lock(rig.name).tryAcquire(env().shortLease())),
+                    "a connect and a single attempt on the free lock");
+            Lease next = rig.acquireNow(other, env().shortLease());
+            next.release();
+            return;
+        }
         DistributedLock lock = intruder.lock(rig.name);
         expectAccessDenied(() -> rig.track(lock.tryAcquire(env().shortLease())), "a single attempt on the held lock");
         long start = System.nanoTime();

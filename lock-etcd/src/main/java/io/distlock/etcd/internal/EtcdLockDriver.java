@@ -1,6 +1,7 @@
 package io.distlock.etcd.internal;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
 import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
@@ -10,6 +11,7 @@ import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.UserInfo;
 import io.distlock.spi.Waiters;
 import io.distlock.spi.Watch;
 import io.etcd.jetcd.ByteSequence;
@@ -33,6 +35,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -140,7 +143,7 @@ public final class EtcdLockDriver implements LockDriver {
     private EtcdLockDriver(EtcdEndpoint endpoint, LockOptions options, DriverContext context) {
         this.context = context;
         this.prefix = endpoint.prefix();
-        this.session = EtcdSession.open(endpoint, options, context, new EtcdSession.Listener() {
+        this.session = EtcdSession.open(endpoint, () -> credentials(endpoint, options), options, context, new EtcdSession.Listener() {
             @Override
             public void suspended() {
                 context.connectionSuspended();
@@ -175,12 +178,29 @@ public final class EtcdLockDriver implements LockDriver {
      * @param options  the client's timeouts
      * @param context  how the driver reports to the engine
      * @return the connected driver
-     * @throws BackendUnavailableException if no member answers within the connect timeout
-     * @throws IllegalArgumentException    if the session TTL is below the server's minimum
-     * @throws io.distlock.LockException   if authentication fails or the prefix may not be read and written
+     * @throws BackendUnavailableException         if no member answers within the connect timeout
+     * @throws IllegalArgumentException             if the session TTL is below the server's minimum, credentials
+     *                                              are given both in the URI and in the options, or they name
+     *                                              no user
+     * @throws io.distlock.AuthenticationException if the server refuses the credentials or the TLS handshake fails
+     * @throws io.distlock.AccessDeniedException   if the user may not read and write under the prefix
      */
     public static EtcdLockDriver connect(EtcdEndpoint endpoint, LockOptions options, DriverContext context) {
         return new EtcdLockDriver(endpoint, options, context);
+    }
+
+    /**
+     * The credentials: the URI's, or the options' (a supplier is asked each time: at the connect, and
+     * when the server refuses the ones in use on a live session, so a rotated secret is picked up).
+     * etcd authenticates a user: a password alone is refused here.
+     */
+    private static Optional<Credentials> credentials(EtcdEndpoint endpoint, LockOptions options) {
+        Optional<Credentials> credentials = UserInfo.either(endpoint.credentials(), options, endpoint.toString());
+        if (credentials.isPresent() && credentials.get().username().isEmpty()) {
+            throw new IllegalArgumentException("etcd authenticates a user: the credentials for " + endpoint
+                    + " have a password but no user name");
+        }
+        return credentials;
     }
 
     // ---- acquire -------------------------------------------------------------------------------

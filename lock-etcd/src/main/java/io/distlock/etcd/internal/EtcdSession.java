@@ -1,9 +1,13 @@
 package io.distlock.etcd.internal;
 
+import io.distlock.AccessDeniedException;
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.spi.DriverContext;
+import io.distlock.spi.TlsSettings;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
@@ -21,8 +25,11 @@ import io.etcd.jetcd.options.GetOption;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 
+import javax.net.ssl.SSLException;
 import java.nio.charset.StandardCharsets;
+import java.security.cert.CertificateException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -47,9 +54,14 @@ import java.util.function.Supplier;
  * is granted for the client's next requests.
  *
  * <p>Every remote call is bounded by the operation timeout and translated here: no answer in time, or
- * a transport failure, is {@link BackendUnavailableException} (the outcome is unknown); a refusal by
- * the server (permissions, authentication, a bad request) is {@link LockException}. Messages name the
- * endpoints and never the password.
+ * a transport failure, is {@link BackendUnavailableException} (the outcome is unknown); a refused
+ * identity or TLS handshake is {@link AuthenticationException}, a refused permission
+ * {@link AccessDeniedException}, any other refusal (a bad request) {@link LockException}. Messages
+ * name the endpoints and the user, never the password.
+ *
+ * <p>Credentials are read when the jetcd client is built: at the connect, and again when the
+ * server refuses them on a live session ({@link #reauthenticate}), so a supplier's rotated password
+ * is picked up without losing the session.
  */
 final class EtcdSession implements AutoCloseable {
 
@@ -72,14 +84,22 @@ final class EtcdSession implements AutoCloseable {
         void lost(long leaseId);
     }
 
+    /** How the message of a failed TLS handshake starts (new credentials cannot help it). */
+    private static final String TLS_HANDSHAKE = "the TLS handshake";
+
     /** The largest answer accepted: 256 MiB, a session of about five million keys of 50 bytes. */
     static final int MAX_ANSWER_BYTES = 256 * 1024 * 1024;
 
     private final EtcdEndpoint endpoint;
-    private final Client client;
-    private final KV kv;
-    private final Lease leases;
-    private final Watch watches;
+    /** The user this client authenticates as, if any: messages name it. */
+    private volatile String user;
+    /** The password, only to mask it should the server or a library ever echo it; never shown. */
+    private volatile String password;
+    /** Where the credentials come from: read at the connect and again at each rebuild of the jetcd client. */
+    private final Supplier<Optional<Credentials>> credentials;
+    private final LockOptions options;
+    /** The jetcd client and its parts; replaced as a whole when the credentials changed ({@link #reauthenticate}). */
+    private volatile Connection connection;
     private final Duration operationTimeout;
     /** How long one attempt of a call waits before it is sent again (to another member, round-robin). */
     private final Duration attemptTimeout;
@@ -93,6 +113,8 @@ final class EtcdSession implements AutoCloseable {
     private volatile Duration grantedTtl;
     private volatile boolean suspended;
     private volatile boolean closed;
+    /** Set once the connect succeeded: from then on a refused identity makes the client read its credentials again. */
+    private volatile boolean opened;
     /**
      * Completed when closing starts: a call in flight then stops waiting for its answer at once.
      * jetcd does not fail a call whose channel is shut down until the attempt's own timeout, so
@@ -100,8 +122,18 @@ final class EtcdSession implements AutoCloseable {
      */
     private final CompletableFuture<Object> closing = new CompletableFuture<>();
 
-    private EtcdSession(EtcdEndpoint endpoint, LockOptions options, DriverContext context, Listener listener) {
+    /** One jetcd client and the parts of it this backend uses. */
+    private record Connection(Client client, KV kv, Lease leases, Watch watches) {
+        Connection(Client client) {
+            this(client, client.getKVClient(), client.getLeaseClient(), client.getWatchClient());
+        }
+    }
+
+    private EtcdSession(EtcdEndpoint endpoint, Supplier<Optional<Credentials>> credentials, LockOptions options,
+                        DriverContext context, Listener listener) {
         this.endpoint = endpoint;
+        this.credentials = credentials;
+        this.options = options;
         this.operationTimeout = options.operationTimeout();
         // A quarter of the operation timeout, at least 500 ms: room for a slow member's round trip
         // and an fsync, and for three more attempts (a cluster of up to five members with two hung).
@@ -111,8 +143,19 @@ final class EtcdSession implements AutoCloseable {
         this.requestedTtl = endpoint.sessionTtl();
         this.context = context;
         this.listener = listener;
+        this.connection = connect(credentials.get());
+        this.keeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
+            Thread thread = new Thread(runnable, "distlock-etcd-session");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    /** Builds a jetcd client that logs in with {@code given}; remembers the user and password for messages. */
+    private Connection connect(Optional<Credentials> given) {
+        String scheme = endpoint.tls().isPresent() ? "https://" : "http://";
         ClientBuilder builder = Client.builder()
-                .endpoints(endpoint.hosts().stream().map(host -> "http://" + host).toArray(String[]::new))
+                .endpoints(endpoint.hosts().stream().map(host -> scheme + host).toArray(String[]::new))
                 .connectTimeout(options.connectTimeout())
                 // jetcd retries a call that failed for want of a connection; never past our own bound.
                 .retryMaxDuration(options.operationTimeout())
@@ -121,17 +164,68 @@ final class EtcdSession implements AutoCloseable {
                 // One LeaseTimeToLive answer lists every key of the session (a renewal tick's single
                 // call): gRPC's default 4 MiB limit would end renewals near 80,000 leases.
                 .maxInboundMessageSize(MAX_ANSWER_BYTES);
-        endpoint.user().ifPresent(user -> builder.user(bytes(user)));
-        endpoint.password().ifPresent(password -> builder.password(bytes(password)));
-        this.client = builder.build();
-        this.kv = client.getKVClient();
-        this.leases = client.getLeaseClient();
-        this.watches = client.getWatchClient();
-        this.keeper = Executors.newSingleThreadScheduledExecutor(runnable -> {
-            Thread thread = new Thread(runnable, "distlock-etcd-session");
-            thread.setDaemon(true);
-            return thread;
-        });
+        if (given.isPresent()) {
+            char[] secret = given.get().password();
+            String name = given.get().username().orElseThrow();
+            String pass = new String(secret);
+            java.util.Arrays.fill(secret, '\0');
+            builder.user(bytes(name)).password(bytes(pass));
+            this.password = pass;
+            this.user = name;
+        } else {
+            this.password = null;
+            this.user = null;
+        }
+        endpoint.tls().ifPresent(tls -> tls(builder, tls));
+        return new Connection(builder.build());
+    }
+
+    /**
+     * The server refused this client's identity on a live session: most likely the password was
+     * changed (etcd then drops the user's tokens, and jetcd's new login with the old password
+     * fails). Reads the credentials again and, if they differ from the ones in use, replaces the
+     * jetcd client with one that logs in with them. The session lease is the server's and lives on
+     * (a keep-alive needs no permission); calls in flight on the old client are sent again on the
+     * new one, and watches broken by its close make their waiters look again.
+     *
+     * @return true if the client was replaced
+     */
+    private synchronized boolean reauthenticate() {
+        Optional<Credentials> fresh = credentials.get();
+        String freshUser = fresh.flatMap(Credentials::username).orElse(null);
+        char[] freshPassword = fresh.map(Credentials::password).orElse(null);
+        try {
+            boolean same = java.util.Objects.equals(freshUser, user) && (freshPassword == null ? password == null
+                    : password != null && java.util.Arrays.equals(freshPassword, password.toCharArray()));
+            if (same || closed) {
+                return false;
+            }
+        } finally {
+            if (freshPassword != null) {
+                java.util.Arrays.fill(freshPassword, '\0');
+            }
+        }
+        Connection old = connection;
+        connection = connect(fresh);
+        old.client().close();
+        return true;
+    }
+
+    /**
+     * TLS to every member with the settings' trust and key managers, through gRPC's Netty TLS
+     * defaults (ALPN h2). gRPC verifies the server's host name against its certificate; nothing here
+     * turns that off.
+     */
+    private void tls(ClientBuilder builder, TlsSettings tls) {
+        try {
+            builder.sslContext(ssl -> {
+                ssl.trustManager(tls.trustManagers());
+                tls.keyManagers().ifPresent(ssl::keyManager);
+            });
+        } catch (SSLException e) {
+            throw new IllegalArgumentException("cannot build the TLS context for " + endpoint + " from " + tls + ": "
+                    + e.getClass().getSimpleName());
+        }
     }
 
     /**
@@ -139,18 +233,32 @@ final class EtcdSession implements AutoCloseable {
      * raise its TTL (a TTL below the server's minimum), checks that this client may read and write
      * under its prefix, and starts the keep-alive.
      *
+     * @param credentials where the user and password come from (none: no authentication); read now and again
+     *                    when the server refuses them on a live session
      * @throws BackendUnavailableException if no member answers within the connect timeout
      * @throws IllegalArgumentException    if {@code sessionTtl} is below the server's minimum lease TTL
-     * @throws LockException               if authentication fails or the prefix may not be written
+     * @throws AuthenticationException     if the server refuses the credentials, or the TLS handshake fails
+     * @throws AccessDeniedException       if the user may not read and write under the prefix
      */
-    static EtcdSession open(EtcdEndpoint endpoint, LockOptions options, DriverContext context, Listener listener) {
-        EtcdSession session = new EtcdSession(endpoint, options, context, listener);
+    static EtcdSession open(EtcdEndpoint endpoint, Supplier<Optional<Credentials>> credentials, LockOptions options,
+                            DriverContext context, Listener listener) {
+        EtcdSession session = new EtcdSession(endpoint, credentials, options, context, listener);
         try {
+            long start = System.nanoTime();
+            if (endpoint.tls().isPresent()) {
+                Optional<TlsCheck.Refusal> refused = TlsCheck.firstRefusal(endpoint.hosts(), endpoint.tls().get(),
+                        options.connectTimeout());
+                if (refused.isPresent()) {
+                    throw session.handshakeFailed(refused.get(), "connect");
+                }
+            }
+            // What the TLS check left of the connect timeout (all of it but a few ms, unless no member answered it).
+            Duration left = options.connectTimeout().minusNanos(System.nanoTime() - start);
             long sent = System.nanoTime();
-            LeaseGrantResponse granted = session.call(() -> session.leases.grant(session.requestedTtl.toSeconds()), null,
-                    options.connectTimeout(), "grant the client's session lease");
+            LeaseGrantResponse granted = session.call(() -> session.leases().grant(session.requestedTtl.toSeconds()), null,
+                    left.isNegative() ? Duration.ZERO : left, "grant the client's session lease");
             if (granted.getTTL() > session.requestedTtl.toSeconds()) {
-                session.leases.revoke(granted.getID());
+                session.leases().revoke(granted.getID());
                 throw new IllegalArgumentException("sessionTtl=" + session.requestedTtl.toSeconds() + " s is below the"
                         + " minimum lease TTL of " + endpoint + " (" + granted.getTTL() + " s: 1.5 election timeouts,"
                         + " rounded up); ask for " + granted.getTTL() + " s or more");
@@ -160,6 +268,7 @@ final class EtcdSession implements AutoCloseable {
             context.sessionConfirmed(sent, session.grantedTtl);
             session.checkAccess(options.connectTimeout());
             session.keeper.schedule(session::keepAlive, session.keepAlivePeriod().toNanos(), TimeUnit.NANOSECONDS);
+            session.opened = true;
             return session;
         } catch (RuntimeException e) {
             session.close();
@@ -174,7 +283,7 @@ final class EtcdSession implements AutoCloseable {
      */
     private void checkAccess(Duration timeout) {
         ByteSequence probe = bytes(EtcdKeys.probe(endpoint.prefix()));
-        call(() -> kv.txn().Then(Op.get(probe, GetOption.DEFAULT), Op.delete(probe, DeleteOption.DEFAULT)).commit(), null,
+        call(() -> kv().txn().Then(Op.get(probe, GetOption.DEFAULT), Op.delete(probe, DeleteOption.DEFAULT)).commit(), null,
                 timeout, "check read and write access under " + endpoint.prefix());
     }
 
@@ -200,7 +309,7 @@ final class EtcdSession implements AutoCloseable {
                     // hung member must not make every lease flicker invalid, two unanswered ones say
                     // this client cannot tell any more.
                     Duration twoAttempts = attemptTimeout.multipliedBy(2);
-                    answer = call(() -> leases.keepAliveOnce(id), null,
+                    answer = call(() -> leases().keepAliveOnce(id), null,
                             twoAttempts.compareTo(operationTimeout) < 0 ? twoAttempts : operationTimeout, "keep the client's session alive");
                 } catch (SessionGone e) {
                     answer = null;
@@ -220,6 +329,13 @@ final class EtcdSession implements AutoCloseable {
             if (!suspended && !closed) {
                 suspended = true;
                 listener.suspended();
+            }
+            if (e instanceof AuthenticationException && !e.getMessage().startsWith(TLS_HANDSHAKE)) {
+                try {
+                    reauthenticate(); // the next tick (in 200 ms) tries with the new credentials, if they changed
+                } catch (RuntimeException again) {
+                    // the supplier failed, or the new client could not be built: the next refusal tries again
+                }
             }
         } finally {
             if (!closed) {
@@ -258,7 +374,7 @@ final class EtcdSession implements AutoCloseable {
                 return;
             }
             long sent = System.nanoTime();
-            LeaseGrantResponse granted = call(() -> leases.grant(requestedTtl.toSeconds()), "grant a new session lease");
+            LeaseGrantResponse granted = call(() -> leases().grant(requestedTtl.toSeconds()), "grant a new session lease");
             grantedTtl = Duration.ofSeconds(granted.getTTL());
             leaseId = granted.getID();
             context.sessionConfirmed(sent, grantedTtl);
@@ -293,15 +409,15 @@ final class EtcdSession implements AutoCloseable {
     }
 
     KV kv() {
-        return kv;
+        return connection.kv();
     }
 
     Lease leases() {
-        return leases;
+        return connection.leases();
     }
 
     Watch watches() {
-        return watches;
+        return connection.watches();
     }
 
     EtcdEndpoint endpoint() {
@@ -364,8 +480,10 @@ final class EtcdSession implements AutoCloseable {
     <T> T call(Supplier<CompletableFuture<T>> send, CompletableFuture<T> first, Duration budget, String what,
                Runnable onResend) {
         long deadline = System.nanoTime() + budget.toNanos();
+        Connection sentOn = connection;
         CompletableFuture<T> attempt = first != null ? first : send.get();
         boolean interrupted = false;
+        boolean reauthenticated = false;
         try {
             while (true) {
                 long left = deadline - System.nanoTime();
@@ -389,6 +507,18 @@ final class EtcdSession implements AutoCloseable {
                             + what + " within " + budget.toMillis() + " ms", null);
                 } catch (ExecutionException | CompletionException e) {
                     failure = translate(e.getCause() == null ? e : e.getCause(), what);
+                    if (failure instanceof AuthenticationException && opened && !reauthenticated
+                            && !failure.getMessage().startsWith(TLS_HANDSHAKE)) {
+                        // Refused before it was applied: if the credentials changed (or another
+                        // call already replaced the client), send it again once on a client that
+                        // logs in with the new ones.
+                        reauthenticated = true;
+                        if (reauthenticate() || connection != sentOn) {
+                            sentOn = connection;
+                            attempt = send.get();
+                            continue;
+                        }
+                    }
                     if (!(failure instanceof BackendUnavailableException)) {
                         throw failure;
                     }
@@ -400,6 +530,7 @@ final class EtcdSession implements AutoCloseable {
                     throw failure;
                 }
                 onResend.run();
+                sentOn = connection;
                 attempt = send.get();
             }
         } finally {
@@ -436,19 +567,30 @@ final class EtcdSession implements AutoCloseable {
         if (cause instanceof NoSuchLeaseException) {
             return new SessionGone("etcd at " + endpoint + ": the session lease is gone (" + what + ")", cause);
         }
+        // Refusals of identity or rights are built without the cause: a library's text could carry
+        // more than this class knows to mask.
         Status.Code code = statusCode(cause);
-        String message = String.valueOf(cause.getMessage());
+        String message = messages(cause);
         if (code == Status.Code.NOT_FOUND && message.contains("lease not found")) {
             return new SessionGone("etcd at " + endpoint + ": the session lease is gone (" + what + ")", cause);
         }
-        if (code == Status.Code.PERMISSION_DENIED) {
-            return new LockException("etcd at " + endpoint + " refused to " + what + ": permission denied; grant this"
-                    + " user readwrite on the keys under " + endpoint.prefix() + "/", cause);
+        Throwable handshake = tlsFailure(cause);
+        if (handshake != null) {
+            return handshakeFailed(new TlsCheck.Refusal(endpointNames(), handshake), what);
         }
-        if (code == Status.Code.UNAUTHENTICATED || message.contains("authentication failed")
-                || message.contains("invalid auth token") || message.contains("authentication is not enabled")) {
-            return new LockException("etcd at " + endpoint + " refused to " + what + ": authentication failed ("
-                    + scrub(message) + ")", null);
+        if (code == Status.Code.PERMISSION_DENIED) {
+            return new AccessDeniedException(endpointNames(), "etcd at " + endpoint + " refused to " + what + " for "
+                    + who() + ": permission denied; grant " + (user == null ? "the user" : "user '" + user + "'")
+                    + " a role with readwrite on the keys under " + endpoint.prefix() + "/ (see the lock-etcd README)", null);
+        }
+        if (authenticationRefused(code, message)) {
+            return new AuthenticationException(endpointNames(), "etcd at " + endpoint + " refused to " + what + ": "
+                    + (user == null ? "authentication is required and no credentials were given"
+                    : message.contains("authentication is not enabled")
+                    ? "the cluster has authentication off, and the client gave credentials for user '" + user
+                    + "': remove them, or enable auth on the cluster"
+                    : "authentication failed for user '" + user + "' (wrong password, or no such user)")
+                    + " [" + scrub(firstLine(message)) + "]", null);
         }
         if (code == Status.Code.INVALID_ARGUMENT || code == Status.Code.FAILED_PRECONDITION
                 || code == Status.Code.OUT_OF_RANGE || code == Status.Code.RESOURCE_EXHAUSTED) {
@@ -459,10 +601,89 @@ final class EtcdSession implements AutoCloseable {
                 + scrub(message), cause);
     }
 
+    /**
+     * etcd's refusals of an identity: a wrong password or unknown user ("authentication failed,
+     * invalid user ID or password", INVALID_ARGUMENT, which jetcd's call credentials turn into
+     * UNAUTHENTICATED), no user where auth is on ("user name is empty"), a token the server no longer
+     * takes after jetcd failed to get a new one. jetcd retries UNAUTHENTICATED itself only within
+     * its retry budget; what reaches this class is final.
+     */
+    private static boolean authenticationRefused(Status.Code code, String message) {
+        return code == Status.Code.UNAUTHENTICATED || message.contains("authentication failed")
+                || message.contains("invalid user ID or password") || message.contains("user name is empty")
+                || message.contains("invalid auth token") || message.contains("user name not found");
+    }
+
+    /** @return the user for messages: {@code user 'name'}, or {@code a client without credentials} */
+    private String who() {
+        return user == null ? "a client without credentials" : "user '" + user + "'";
+    }
+
+    /** @return the first TLS failure in the chain (a refused certificate, a failed handshake), or null */
+    private static Throwable tlsFailure(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SSLException || t instanceof CertificateException
+                    || t.getClass().getName().equals("io.netty.handler.ssl.NotSslRecordException")) {
+                return t;
+            }
+            for (Throwable suppressed : t.getSuppressed()) {
+                Throwable found = tlsFailure(suppressed);
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return the exception for a failed TLS handshake with {@code refusal.host()} */
+    AuthenticationException handshakeFailed(TlsCheck.Refusal refusal, String what) {
+        return new AuthenticationException(endpointNames(), TLS_HANDSHAKE + " with etcd member " + refusal.host() + " of "
+                + endpoint + " failed, so the client could not " + what + ": " + tlsReason(refusal.failure()) + " ("
+                + endpoint.tls().map(Object::toString).orElse("TLS") + ")", null);
+    }
+
+    /** What went wrong in the handshake, in words: the JDK's messages say it well and carry no secret. */
+    private String tlsReason(Throwable handshake) {
+        String text = String.valueOf(handshake.getMessage());
+        String reason;
+        if (text.contains("PKIX") || text.contains("unable to find valid certification path")) {
+            reason = "the server's certificate is not trusted (not signed by a CA in the trust store)";
+        } else if (text.contains("No subject alternative") || text.contains("No name matching")) {
+            reason = "the server's certificate does not name the host the client connected to";
+        } else if (text.contains("certificate_required") || text.contains("bad_certificate")) {
+            reason = "the server requires a client certificate (keyStore) it trusts";
+        } else if (handshake.getClass().getName().endsWith("NotSslRecordException")
+                || text.contains("Unsupported or unrecognized SSL message") || text.contains("plaintext connection")) {
+            reason = "the server does not speak TLS on this port";
+        } else {
+            reason = "the handshake was refused";
+        }
+        return reason + ": " + scrub(firstLine(text));
+    }
+
+    private static String firstLine(String text) {
+        int newline = text.indexOf('\n');
+        return newline < 0 ? text : text.substring(0, newline);
+    }
+
+    /** The messages of the chain, joined: gRPC puts etcd's own text in the cause of jetcd's wrapper. */
+    private static String messages(Throwable failure) {
+        StringBuilder all = new StringBuilder();
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < 8; t = t.getCause() == t ? null : t.getCause(), depth++) {
+            if (all.length() > 0) {
+                all.append(" / ");
+            }
+            all.append(t.getMessage());
+        }
+        return all.toString();
+    }
+
     private String scrub(String message) {
         String shown = message;
-        if (endpoint.password().isPresent() && !endpoint.password().get().isEmpty()) {
-            shown = shown.replace(endpoint.password().get(), "***");
+        if (password != null) {
+            shown = shown.replace(password, "***");
         }
         return shown;
     }
@@ -505,7 +726,7 @@ final class EtcdSession implements AutoCloseable {
         keeper.shutdownNow();
         if (id != 0) {
             try {
-                leases.revoke(id).get(operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                leases().revoke(id).get(operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (ExecutionException | TimeoutException | RuntimeException e) {
@@ -513,6 +734,6 @@ final class EtcdSession implements AutoCloseable {
             }
         }
         closed = true;
-        client.close();
+        connection.client().close();
     }
 }
