@@ -72,24 +72,28 @@ final class ZkIdentity {
     }
 
     /**
-     * Whether {@code acl} (as {@code getACL} returns it) shows that this identity's password is wrong:
-     * it names this user in the digest scheme, and never with this identity's hash. (To a session
-     * without ADMIN on the node, ZooKeeper shows every digest as {@code user:x}.)
+     * Whether {@code nodeAcl} (as {@code getACL} returned it to this identity's session) shows that this
+     * identity's password is wrong: it never names this identity, and names this user with another
+     * hash. To a session without ADMIN on the node ZooKeeper shows every digest as {@code user:x}:
+     * such an entry refutes only if it grants ADMIN (had the password been right, the session would
+     * have had ADMIN and seen the hash); one without ADMIN tells nothing.
      */
     boolean refutedBy(List<ACL> nodeAcl) {
-        boolean sameUser = false;
+        boolean refuted = false;
         for (ACL entry : nodeAcl) {
             Id id = entry.getId();
             if ("digest".equals(id.getScheme())) {
                 if (id.getId().equals(digestId)) {
                     return false;
                 }
-                if (id.getId().startsWith(user + ":")) {
-                    sameUser = true;
+                if (id.getId().equals(user + ":x")) {
+                    refuted |= (entry.getPerms() & ZooDefs.Perms.ADMIN) != 0;
+                } else if (id.getId().startsWith(user + ":")) {
+                    refuted = true;
                 }
             }
         }
-        return sameUser;
+        return refuted;
     }
 
     /** @return {@code user 'name' (digest)}; never the password or its hash */
