@@ -29,6 +29,12 @@ public final class LockEvent {
         UNAVAILABLE,
         /** A waiting acquire was interrupted; nothing is left held. */
         INTERRUPTED,
+        /**
+         * An acquire was refused: the backend did not accept the client's identity
+         * ({@link AuthenticationException}) or the principal has no rights on the lock
+         * ({@link AccessDeniedException}); see {@link #failure()}. Not retried; nothing is left held.
+         */
+        REFUSED,
         /** A lease was released by its holder, or by the client's {@link LockClient#close()}. Duration: the hold time. */
         RELEASED,
         /** The server confirmed an extension, a caller's {@link Lease#extend} or the automatic renewal. Duration: its lease time. */
@@ -56,7 +62,7 @@ public final class LockEvent {
      * @param duration   see the class comment; not negative
      * @param lossReason the reason, for {@link Type#LOST} only (else null)
      * @param failure    the unknown outcome's cause, for {@link Type#UNAVAILABLE} and
-     *                   {@link Type#RENEWAL_FAILED} only (else null)
+     *                   {@link Type#RENEWAL_FAILED}, or the refusal, for {@link Type#REFUSED} (else null)
      * @throws NullPointerException     if {@code type}, {@code backend}, {@code lockName} or
      *                                  {@code duration} is null, or a LOST event has no reason
      * @throws IllegalArgumentException if {@code duration} is negative
@@ -102,7 +108,10 @@ public final class LockEvent {
         return Optional.ofNullable(lossReason);
     }
 
-    /** @return the cause of an unknown outcome ({@link Type#UNAVAILABLE}, {@link Type#RENEWAL_FAILED}); otherwise empty */
+    /**
+     * @return the cause of an unknown outcome ({@link Type#UNAVAILABLE}, {@link Type#RENEWAL_FAILED}) or
+     *         the refusal ({@link Type#REFUSED}); otherwise empty
+     */
     public Optional<Throwable> failure() {
         return Optional.ofNullable(failure);
     }

@@ -1,5 +1,7 @@
 package io.distlock.engine;
 
+import io.distlock.AccessDeniedException;
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
 import io.distlock.Feature;
@@ -102,6 +104,9 @@ final class EngineLock implements DistributedLock {
             return lease;
         } catch (BackendUnavailableException e) {
             client.emit(LockEvent.Type.UNAVAILABLE, name, client.nanoTime() - start, null, e);
+            throw e;
+        } catch (AuthenticationException | AccessDeniedException e) {
+            client.emit(LockEvent.Type.REFUSED, name, client.nanoTime() - start, null, e);
             throw e;
         } catch (InterruptedException e) {
             client.emit(LockEvent.Type.INTERRUPTED, name, client.nanoTime() - start, null, null);

@@ -65,6 +65,25 @@ class EngineEventsTest {
     }
 
     @Test
+    void aRefusalEndsAWaitAtOnceAndIsToldAsRefusedNeverBusyOrUnavailable() {
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        driver.attempts = request -> {
+            calls.incrementAndGet();
+            throw new io.distlock.AuthenticationException("scripted:1", "scripted:1 refused the credentials of user 'u'", null);
+        };
+        assertThatThrownBy(() -> client.lock("r").tryAcquire(LEASE, Duration.ofSeconds(30)))
+                .isInstanceOf(io.distlock.AuthenticationException.class);
+        assertThat(calls).as("a refusal is not retried within the wait").hasValue(1);
+        driver.attempts = request -> {
+            throw new io.distlock.AccessDeniedException("scripted:1", "user 'u' has no rights on lock 'r'", null);
+        };
+        assertThatThrownBy(() -> client.lock("r").tryAcquire(LEASE)).isInstanceOf(io.distlock.AccessDeniedException.class);
+        assertThat(types()).containsExactly(Type.REFUSED, Type.REFUSED);
+        assertThat(events.get(0).duration()).as("no wait was spent").isEqualTo(Duration.ZERO);
+        assertThat(events.get(1).failure()).containsInstanceOf(io.distlock.AccessDeniedException.class);
+    }
+
+    @Test
     void contentionIsBusyForOneAttemptAndTimedOutForAWaitButAnUnknownOutcomeIsUnavailable() throws InterruptedException {
         Lease holder = client.lock("b").tryAcquire(LEASE).orElseThrow();
         events.clear();

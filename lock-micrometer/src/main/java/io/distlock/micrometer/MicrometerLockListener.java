@@ -22,7 +22,7 @@ import java.util.function.Function;
  *   <caption>Meters</caption>
  *   <tr><th>meter</th><th>type</th><th>tags</th><th>what it measures</th></tr>
  *   <tr><td>{@code distlock.acquire}</td><td>timer</td><td>{@code backend}, {@code outcome} =
- *       {@code acquired | busy | timed_out | unavailable | interrupted}</td><td>how long each acquire took,
+ *       {@code acquired | busy | timed_out | unavailable | interrupted | refused}</td><td>how long each acquire took,
  *       waiting included, by how it ended</td></tr>
  *   <tr><td>{@code distlock.held}</td><td>timer</td><td>{@code backend}, {@code outcome} = {@code released | lost},
  *       {@code reason} = {@code none | expired | revoked | backend_lost}</td><td>how long each lease was held</td></tr>
@@ -99,7 +99,7 @@ public final class MicrometerLockListener implements LockListener {
                 timer(ACQUIRE, backend, "acquired", null, lock).record(event.duration());
                 gauge(backend, lock).incrementAndGet();
             }
-            case BUSY, TIMED_OUT, UNAVAILABLE, INTERRUPTED ->
+            case BUSY, TIMED_OUT, UNAVAILABLE, INTERRUPTED, REFUSED ->
                     timer(ACQUIRE, backend, event.type().name().toLowerCase(Locale.ROOT), null, lock).record(event.duration());
             case RELEASED -> {
                 timer(HELD, backend, "released", "none", lock).record(event.duration());
