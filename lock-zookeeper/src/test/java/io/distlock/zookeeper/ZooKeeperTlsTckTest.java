@@ -2,9 +2,13 @@ package io.distlock.zookeeper;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,7 +27,7 @@ class ZooKeeperTlsTckTest {
     static final String RULES = "1,6";
 
     @Test
-    void theSafetyAndSecurityRulesPassOverTlsWithDigestAuthentication(@TempDir Path reports) {
+    void theSafetyAndSecurityRulesPassOverTlsWithDigestAuthentication(@TempDir Path reports) throws IOException {
         EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
                 .configurationParameter("distlock.tck.reportDir", reports.toString())
                 .configurationParameter("distlock.tck.rules", RULES)
@@ -37,8 +41,23 @@ class ZooKeeperTlsTckTest {
         assertThat(results.containerEvents().failed().count()).as("the class itself failed (server start?)").isZero();
         List<String> ran = results.testEvents().succeeded().stream()
                 .map(e -> e.getTestDescriptor().getDisplayName().split(" ")[0]).collect(Collectors.toList());
-        assertThat(ran).as("rules that passed").contains("1.1", "1.2")
+        assertThat(ran).as("rules that passed: the whole security group ran (none skipped by name)")
+                .contains("1.1", "1.2", "6.1", "6.2", "6.3", "6.4")
                 .allSatisfy(rule -> assertThat(rule).matches("[16]\\..*"));
         System.out.printf("[ZooKeeperTlsTckTest] rules passed: %s%n", ran);
+        String verdict;
+        try (Stream<Path> files = Files.list(reports)) {
+            verdict = files.filter(f -> f.getFileName().toString().endsWith("-verdict.md")).map(ZooKeeperTlsTckTest::read)
+                    .collect(Collectors.joining("\n"));
+        }
+        assertThat(verdict).as("the verdict").contains("security (group 6): shown");
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 }
