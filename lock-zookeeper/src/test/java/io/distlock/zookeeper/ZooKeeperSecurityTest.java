@@ -219,6 +219,19 @@ class ZooKeeperSecurityTest {
     }
 
     @Test
+    void aJvmWideSecureClientPropertyDoesNotTurnTlsOnForAPlainUri() {
+        System.setProperty("zookeeper.client.secure", "true");
+        System.setProperty("zookeeper.clientCnxnSocket", "org.apache.zookeeper.ClientCnxnSocketNetty");
+        try (LockClient client = Locks.connect(URI.create(server.uri("/plain")),
+                LockOptions.builder().connectTimeout(Duration.ofSeconds(5)).build())) {
+            client.lock("job").tryAcquire(Duration.ofSeconds(5)).orElseThrow().release();
+        } finally {
+            System.clearProperty("zookeeper.client.secure");
+            System.clearProperty("zookeeper.clientCnxnSocket");
+        }
+    }
+
+    @Test
     void badCredentialsAreIllegalArgumentsThatShowNoSecret() {
         String uri = server.uri("/bad");
         String withUser = uri.replace("zookeeper://", "zookeeper://alice:" + PASSWORD + "@");

@@ -112,6 +112,26 @@ class ZooKeeperTlsTest {
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
     }
 
+    @Test
+    void jvmWideZooKeeperTlsPropertiesDoNotApplyToAClient() {
+        // An application may configure other ZooKeeper clients through system properties; the URI
+        // alone decides for distlock's (ZKClientConfig would otherwise copy these into every config).
+        java.util.Map<String, String> jvmWide = java.util.Map.of(
+                "zookeeper.ssl.trustStore.password", "jvm-Wide-Pw-0a1b",
+                "zookeeper.ssl.enabledProtocols", "TLSv1",
+                "zookeeper.ssl.ciphersuites", "TLS_NO_SUCH_SUITE",
+                "zookeeper.client.secure", "false");
+        jvmWide.forEach(System::setProperty);
+        try {
+            String uri = uri(zk.connectString(), "locker:" + LOCKER_PASSWORD, "/jvm-wide", CERTS.trustStore(), CERTS.client().keyStore());
+            try (LockClient client = Locks.connect(URI.create(uri), options())) {
+                client.lock("job").tryAcquire(Duration.ofSeconds(5)).orElseThrow().release();
+            }
+        } finally {
+            jvmWide.keySet().forEach(System::clearProperty);
+        }
+    }
+
     private static void assertRefusedQuickly(String uri, String otherSecret) {
         long start = System.nanoTime();
         assertThatThrownBy(() -> Locks.connect(URI.create(uri), options()))

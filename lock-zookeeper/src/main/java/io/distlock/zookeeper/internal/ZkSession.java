@@ -123,12 +123,12 @@ final class ZkSession {
             public ZooKeeper newZooKeeper(String connectString, int sessionTimeout, Watcher watcher, boolean canBeReadOnly)
                     throws Exception {
                 // A client config of its own, never JVM system properties: clients of one JVM may
-                // differ. ZooKeeper's synchronous calls wait for their reply until the connection
+                // differ, and the URI alone says whether and how to use TLS. ZooKeeper's synchronous calls wait for their reply until the connection
                 // gives up on the server: the whole session timeout while still connecting, 2/3 of
                 // it after. This driver makes two kinds, deletes (see delete) and the closeSession
                 // that close() sends: bound them by the operation timeout, so that neither a
                 // release nor closing a client cut off from its server hangs for seconds.
-                ZKClientConfig config = new ZKClientConfig();
+                ZKClientConfig config = new ZkClientConfig();
                 config.setProperty(ZKClientConfig.ZOOKEEPER_REQUEST_TIMEOUT, Long.toString(options.operationTimeout().toMillis()));
                 if (tls != null) {
                     tls.configure(config);
