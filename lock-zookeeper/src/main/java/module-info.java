@@ -6,6 +6,11 @@
  * {@code zookeeper-jute} both hold {@code org.apache.zookeeper.server.persistence} and
  * {@code ...quorum}): run with {@code --patch-module zookeeper=zookeeper-jute-<version>.jar} and
  * without the jute jar on the module path (see this module's README).
+ *
+ * <p>{@code tls=true} uses ZooKeeper's Netty socket. Netty's jars are named modules, which a module
+ * path resolves only when something requires them, and ZooKeeper (an automatic module) cannot: this
+ * module requires the TLS handler and the epoll classes (which ZooKeeper loads for every Netty
+ * socket) on its behalf, though its own code names neither.
  */
 @SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module io.distlock.zookeeper {
@@ -13,6 +18,8 @@ module io.distlock.zookeeper {
     requires curator.framework;
     requires curator.client;
     requires zookeeper;
+    requires io.netty.handler;
+    requires io.netty.transport.classes.epoll;
 
     provides io.distlock.spi.LockBackend with io.distlock.zookeeper.ZooKeeperLockBackend;
 }

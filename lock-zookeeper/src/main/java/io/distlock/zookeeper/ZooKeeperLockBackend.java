@@ -16,10 +16,16 @@ import java.util.Objects;
 
 /**
  * The ZooKeeper backend, for
- * {@code zookeeper://[user:password@]host:port[,host:port...][/chroot][?sessionTimeout=ms]} (port
- * 2181 by default; locks live under {@code /chroot}, {@code /distlock} if none is given; user and
- * password select ZooKeeper digest authentication, and the nodes are then created with
- * {@code CREATOR_ALL} ACLs; {@code sessionTimeout} defaults to 10 s).
+ * {@code zookeeper://[user:password@]host:port[,host:port...][/chroot][?sessionTimeout=ms][&tls=true&trustStore=...]}
+ * (port 2181 by default; locks live under {@code /chroot}, {@code /distlock} if none is given;
+ * {@code sessionTimeout} defaults to 10 s).
+ *
+ * <p><b>Security.</b> A user and password, in the URI or in {@link LockOptions#credentials()} (never
+ * both; a supplier is read again for every new session), select ZooKeeper digest authentication:
+ * every node the client creates then gives ALL to its digest identity and READ to the world, so all
+ * clients of one lock must connect as the same principal. Without credentials nodes are
+ * {@code OPEN_ACL_UNSAFE}. {@code tls=true} (with the {@link io.distlock.spi.TlsSettings} options)
+ * connects over TLS with a client config of its own and host-name verification.
  *
  * <p>A lock is a directory (a container node) of ephemeral-sequential nodes, one per request: the
  * lowest sequence holds the lock, each waiter watches only its predecessor, waiters are served in
@@ -42,7 +48,7 @@ import java.util.Objects;
  *
  * <p>Instantiating this class does no I/O; {@link #connect} connects, waits for the session within
  * {@link LockOptions#connectTimeout()}, and lists the chroot (creating it if missing); a chroot
- * where the client may not create nodes fails the first acquire with a {@link io.distlock.LockException}.
+ * where the client may not create nodes fails the first acquire with an {@link io.distlock.AccessDeniedException}.
  */
 public final class ZooKeeperLockBackend implements LockBackend {
 
@@ -60,10 +66,15 @@ public final class ZooKeeperLockBackend implements LockBackend {
     }
 
     /**
-     * @throws IllegalArgumentException                 if the URI is malformed (the message never shows the password)
+     * @throws IllegalArgumentException                 if the URI is malformed, a TLS store cannot be read, or
+     *                                                  credentials are given twice or lack a user name (the
+     *                                                  message never shows a password)
      * @throws io.distlock.BackendUnavailableException if no server of the ensemble answers within
      *                                                  {@link LockOptions#connectTimeout()} (the message names the hosts)
-     * @throws io.distlock.LockException                if the chroot cannot be read or created (no permission)
+     * @throws io.distlock.AuthenticationException     if the TLS handshake is refused (either way), the server
+     *                                                  refuses the authentication, or the chroot's ACL shows the
+     *                                                  password to be wrong
+     * @throws io.distlock.AccessDeniedException       if the chroot cannot be read or created (no permission)
      */
     @Override
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {

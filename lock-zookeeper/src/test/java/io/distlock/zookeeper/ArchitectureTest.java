@@ -23,9 +23,9 @@ class ArchitectureTest {
     @Test
     void dependsOnTheContractAndItsDriverOnly() {
         classes().should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "java..", "io.distlock", "io.distlock.spi", "io.distlock.zookeeper..",
+                        "java..", "javax.net.ssl", "io.distlock", "io.distlock.spi", "io.distlock.zookeeper..",
                         "org.apache.curator..", "org.apache.zookeeper", "org.apache.zookeeper.data",
-                        "org.apache.zookeeper.client")
+                        "org.apache.zookeeper.client", "org.apache.zookeeper.server.auth")
                 .because("a backend sees lock-api's exported packages and its own driver, never the engine,"
                         + " the TCK or another backend's internals")
                 .check(backend);

@@ -40,7 +40,8 @@ class ModuleTest {
         assertThat(provides.service()).isEqualTo("io.distlock.spi.LockBackend");
         assertThat(provides.providers()).containsExactly(ZooKeeperLockBackend.class.getName());
         assertThat(descriptor.requires()).extracting(ModuleDescriptor.Requires::name).containsExactlyInAnyOrder(
-                "java.base", "io.distlock", "curator.framework", "curator.client", "zookeeper");
+                "java.base", "io.distlock", "curator.framework", "curator.client", "zookeeper", "io.netty.handler",
+                "io.netty.transport.classes.epoll");
     }
 
     @Test
@@ -48,6 +49,10 @@ class ModuleTest {
         assertThat(Locks.backends()).filteredOn(d -> d.scheme().equals("zookeeper"))
                 .singleElement().extracting(BackendDescriptor::guarantee).isEqualTo(Guarantee.CORRECTNESS);
     }
+
+    /** Netty, for tls=true: the TLS handler and what it needs, and the epoll classes ZooKeeper loads. */
+    private static final List<String> NETTY = List.of("netty-handler", "netty-common", "netty-buffer", "netty-transport",
+            "netty-resolver", "netty-codec-base", "netty-transport-native-unix-common", "netty-transport-classes-epoll");
 
     private static Stream<Path> jars(List<String> names) {
         return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
@@ -59,8 +64,8 @@ class ModuleTest {
     void resolvesOnTheModulePathWithoutTheJuteJar() throws Exception {
         // What a module-path user has: lock-api, this module, Curator and ZooKeeper (jute patched in
         // with --patch-module at run time, so not on the module path).
-        List<String> driverJars = List.of("curator-framework", "curator-client", "zookeeper", "slf4j-api", "guava",
-                "failureaccess", "audience-annotations", "commons-io");
+        List<String> driverJars = Stream.concat(Stream.of("curator-framework", "curator-client", "zookeeper", "slf4j-api", "guava",
+                "failureaccess", "audience-annotations", "commons-io"), NETTY.stream()).toList();
         Path[] modulePath = Stream.concat(Stream.of(location(Locks.class), location(ZooKeeperLockBackend.class)),
                 jars(driverJars)).toArray(Path[]::new);
         Configuration configuration = ModuleLayer.boot().configuration()
@@ -70,10 +75,24 @@ class ModuleTest {
     }
 
     @Test
+    void nettyForTlsResolvesOnTheModulePathBesideZooKeeper() throws Exception {
+        // tls=true uses ZooKeeper's Netty socket: Netty's jars are named modules, resolved only when
+        // required; ZooKeeper (automatic) cannot require them, this module does on its behalf.
+        List<String> jars = Stream.concat(Stream.of("curator-framework", "curator-client", "zookeeper", "slf4j-api", "guava",
+                "failureaccess", "audience-annotations", "commons-io"), NETTY.stream()).toList();
+        Path[] modulePath = Stream.concat(Stream.of(location(Locks.class), location(ZooKeeperLockBackend.class)),
+                jars(jars)).toArray(Path[]::new);
+        Configuration configuration = ModuleLayer.boot().configuration()
+                .resolveAndBind(ModuleFinder.of(modulePath), ModuleFinder.of(), Set.of("io.distlock"));
+        assertThat(configuration.findModule("io.netty.handler")).as("Netty's TLS handler").isPresent();
+        assertThat(configuration.findModule("io.netty.transport.classes.epoll")).as("the epoll classes ZooKeeper loads").isPresent();
+    }
+
+    @Test
     void theJuteJarBesideZooKeeperSplitsAPackage() throws Exception {
         Path[] modulePath = Stream.concat(Stream.of(location(Locks.class), location(ZooKeeperLockBackend.class)),
-                jars(List.of("curator-framework", "curator-client", "zookeeper", "zookeeper-jute", "slf4j-api", "guava",
-                        "failureaccess", "audience-annotations", "commons-io"))).toArray(Path[]::new);
+                jars(Stream.concat(Stream.of("curator-framework", "curator-client", "zookeeper", "zookeeper-jute", "slf4j-api", "guava",
+                        "failureaccess", "audience-annotations", "commons-io"), NETTY.stream()).toList())).toArray(Path[]::new);
         assertThatThrownBy(() -> ModuleLayer.boot().configuration()
                 .resolveAndBind(ModuleFinder.of(modulePath), ModuleFinder.of(), Set.of("io.distlock")))
                 .as("why the README says --patch-module zookeeper=zookeeper-jute.jar")

@@ -1,5 +1,7 @@
 package io.distlock.zookeeper.internal;
 
+import io.distlock.AccessDeniedException;
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import org.apache.zookeeper.KeeperException;
@@ -9,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 /**
  * Waiting for the ZooKeeper client's asynchronous calls, bounded by the operation timeout, and
@@ -20,10 +23,21 @@ final class ZkCalls {
 
     private final String endpoint;
     private final Duration timeout;
+    private final Supplier<String> principal;
 
-    ZkCalls(String endpoint, Duration timeout) {
+    /**
+     * @param endpoint  the endpoint, for messages
+     * @param timeout   the operation timeout
+     * @param principal who this client is to the server, for refusals ("user 'x' (digest)"); never a password
+     */
+    ZkCalls(String endpoint, Duration timeout, Supplier<String> principal) {
         this.endpoint = endpoint;
         this.timeout = timeout;
+        this.principal = principal;
+    }
+
+    ZkCalls(String endpoint, Duration timeout) {
+        this(endpoint, timeout, () -> "an unauthenticated client (world:anyone)");
     }
 
     /** Completes {@code future} with the result code's exception, or the value. */
@@ -75,10 +89,13 @@ final class ZkCalls {
                 return new BackendUnavailableException(endpoint, "ZooKeeper at " + endpoint + " did not answer " + what
                         + " within " + timeout.toMillis() + " ms (REQUESTTIMEOUT; the client reconnects)", e);
             case NOAUTH:
+                return new AccessDeniedException(endpoint, "ZooKeeper at " + endpoint + " refused to " + what + ": "
+                        + principal.get() + " has no permission on " + e.getPath() + " (" + e.code() + "); grant it CREATE,"
+                        + " DELETE, READ and WRITE there, or pick another chroot (every client of a lock must connect as"
+                        + " the same principal: the lock's nodes give ALL to their creator only)", e);
             case AUTHFAILED:
-                return new LockException("ZooKeeper at " + endpoint + " refused to " + what + ": no permission on "
-                        + e.getPath() + " (" + e.code() + "); grant this client CREATE, DELETE, READ and WRITE there,"
-                        + " or pick another chroot", e);
+                return new AuthenticationException(endpoint, "ZooKeeper at " + endpoint + " refused to " + what + ": "
+                        + principal.get() + " failed to authenticate (" + e.code() + ")", e);
             default:
                 return new LockException("ZooKeeper at " + endpoint + " failed to " + what + ": " + e.getMessage(), e);
         }

@@ -1,13 +1,18 @@
 package io.distlock.zookeeper.internal;
 
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
 import io.distlock.LockOptions;
+import io.distlock.spi.UserInfo;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.utils.ZookeeperFactory;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.apache.zookeeper.client.ZKClientConfig;
@@ -15,8 +20,12 @@ import org.apache.zookeeper.data.ACL;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 /**
@@ -30,37 +39,123 @@ final class ZkSession {
     private final ZkEndpoint endpoint;
     private final ZkCalls calls;
     private final Duration operationTimeout;
-    private final List<ACL> acl;
+    private final Principal principal;
     private volatile boolean closed;
 
-    private ZkSession(CuratorFramework curator, ZkEndpoint endpoint, Duration operationTimeout) {
+    private ZkSession(CuratorFramework curator, ZkEndpoint endpoint, Duration operationTimeout, Principal principal) {
         this.curator = curator;
         this.endpoint = endpoint;
-        this.calls = new ZkCalls(endpoint.toString(), operationTimeout);
+        this.principal = principal;
+        this.calls = new ZkCalls(endpoint.toString(), operationTimeout, principal::describe);
         this.operationTimeout = operationTimeout;
-        this.acl = endpoint.authenticated() ? ZooDefs.Ids.CREATOR_ALL_ACL : ZooDefs.Ids.OPEN_ACL_UNSAFE;
+    }
+
+    /**
+     * Who the current ZooKeeper handle authenticated as. Credentials from the options' supplier are
+     * read again for every new handle (a new session after an expiry), so rotated secrets are
+     * picked up; the URI's are fixed.
+     */
+    private static final class Principal {
+        private final ZkEndpoint endpoint;
+        private final LockOptions options;
+        /** The identity of the next handle, read at connect; null once used. */
+        private final AtomicReference<Optional<ZkIdentity>> first;
+        private volatile ZkIdentity current;
+
+        Principal(ZkEndpoint endpoint, LockOptions options) {
+            this.endpoint = endpoint;
+            this.options = options;
+            Optional<Credentials> credentials = UserInfo.either(endpoint.credentials(), options, endpoint.toString());
+            this.first = new AtomicReference<>(credentials.map(c -> ZkIdentity.of(
+                    ZkEndpoint.digestCredentials(c, " (" + endpoint + ")"))));
+            this.current = first.get().orElse(null);
+        }
+
+        /** @return the identity a new handle presents: the one read at connect first, then the supplier's again */
+        ZkIdentity next() {
+            Optional<ZkIdentity> once = first.getAndSet(null);
+            ZkIdentity identity;
+            if (once != null) {
+                identity = once.orElse(null);
+            } else {
+                identity = endpoint.credentials().or(options::credentials)
+                        .map(c -> ZkIdentity.of(ZkEndpoint.digestCredentials(c, " (" + endpoint + ")"))).orElse(null);
+            }
+            current = identity;
+            return identity;
+        }
+
+        ZkIdentity current() {
+            return current;
+        }
+
+        List<ACL> acl() {
+            ZkIdentity identity = current;
+            return identity == null ? ZooDefs.Ids.OPEN_ACL_UNSAFE : identity.acl();
+        }
+
+        String describe() {
+            ZkIdentity identity = current;
+            return identity == null ? "an unauthenticated client (world:anyone)" : identity.toString();
+        }
     }
 
     /**
      * Connects, waits for the session within the connect timeout, and checks that this client can
-     * list the chroot (creating the chroot if it is missing).
+     * list the chroot (creating the chroot if it is missing) and, with credentials, that the
+     * chroot's ACL does not name this user with another password.
      *
      * @param onState told of every connection state change, on Curator's event thread
+     * @throws IllegalArgumentException    if credentials are given in the URI and the options, or lack a user name
      * @throws BackendUnavailableException if no server of the ensemble answers within the connect timeout
+     * @throws AuthenticationException     if the TLS handshake or the authentication is refused, or the
+     *                                     chroot's ACL shows that the password is wrong
      * @throws io.distlock.LockException    if the chroot cannot be read or created (no permission)
      */
     static ZkSession open(ZkEndpoint endpoint, LockOptions options, Consumer<ConnectionState> onState) {
         long deadline = System.nanoTime() + options.connectTimeout().toNanos();
         int connectMillis = (int) options.connectTimeout().toMillis();
-        // ZooKeeper's synchronous calls wait for their reply until the connection gives up on the
-        // server: the whole session timeout while still connecting, 2/3 of it after. This driver
-        // makes two kinds, deletes (see delete) and the closeSession that close() sends: bound
-        // them by the operation timeout, so that neither a release nor closing a client cut off
-        // from its server hangs for seconds.
-        ZKClientConfig clientConfig = new ZKClientConfig();
-        clientConfig.setProperty(ZKClientConfig.ZOOKEEPER_REQUEST_TIMEOUT, Long.toString(options.operationTimeout().toMillis()));
-        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
-                .zkClientConfig(clientConfig)
+        Principal principal = new Principal(endpoint, options);
+        ZkTls tls = endpoint.tls().map(ZkTls::new).orElse(null);
+        CompletableFuture<AuthenticationException> refused = new CompletableFuture<>();
+        ZookeeperFactory factory = new ZookeeperFactory() {
+            @Override
+            public ZooKeeper newZooKeeper(String connectString, int sessionTimeout, Watcher watcher, boolean canBeReadOnly)
+                    throws Exception {
+                // A client config of its own, never JVM system properties: clients of one JVM may
+                // differ, and the URI alone says whether and how to use TLS. ZooKeeper's synchronous calls wait for their reply until the connection
+                // gives up on the server: the whole session timeout while still connecting, 2/3 of
+                // it after. This driver makes two kinds, deletes (see delete) and the closeSession
+                // that close() sends: bound them by the operation timeout, so that neither a
+                // release nor closing a client cut off from its server hangs for seconds.
+                ZKClientConfig config = new ZkClientConfig();
+                config.setProperty(ZKClientConfig.ZOOKEEPER_REQUEST_TIMEOUT, Long.toString(options.operationTimeout().toMillis()));
+                if (tls != null) {
+                    tls.configure(config);
+                }
+                ZkIdentity identity = principal.next();
+                Watcher watching = event -> {
+                    if (event.getState() == Watcher.Event.KeeperState.AuthFailed) {
+                        refused.complete(new AuthenticationException(endpoint.toString(), "ZooKeeper at " + endpoint
+                                + " refused to authenticate " + principal.describe() + " (AuthFailed)", null));
+                    }
+                    watcher.process(event);
+                };
+                ZooKeeper zk = new ZooKeeper(connectString, sessionTimeout, watching, canBeReadOnly, config);
+                if (identity != null) {
+                    zk.addAuthInfo("digest", identity.auth()); // sent before any request, and again on each reconnect
+                }
+                return zk;
+            }
+
+            @Override
+            public ZooKeeper newZooKeeper(String connectString, int sessionTimeout, Watcher watcher, boolean canBeReadOnly,
+                                          ZKClientConfig ignored) throws Exception {
+                return newZooKeeper(connectString, sessionTimeout, watcher, canBeReadOnly);
+            }
+        };
+        CuratorFramework curator = CuratorFrameworkFactory.builder()
+                .zookeeperFactory(factory)
                 .connectString(endpoint.connectString())
                 .sessionTimeoutMs(endpoint.sessionTimeoutMillis(10_000))
                 .connectionTimeoutMs(connectMillis)
@@ -68,18 +163,30 @@ final class ZkSession {
                 // The tracker follows the ensemble's dynamic config and, when a config event
                 // arrives, closes the socket to switch connect strings: a needless SUSPENDED,
                 // which makes every lease invalid for a moment. The URI's hosts stand.
-                .ensembleTracker(false);
-        if (endpoint.authenticated()) {
-            builder.authorization("digest", endpoint.digestCredentials());
+                .ensembleTracker(false)
+                .build();
+        ZkSession session = new ZkSession(curator, endpoint, options.operationTimeout(), principal);
+        CompletableFuture<Void> connected = new CompletableFuture<>();
+        curator.getConnectionStateListenable().addListener((client, state) -> {
+            if (state.isConnected()) {
+                connected.complete(null);
+            }
+            onState.accept(state);
+        });
+        ZkTls.Probe probe = tls == null ? null : tls.probe(List.of(endpoint.connectString().split(",")), endpoint.toString(), deadline);
+        if (probe != null) {
+            probe.refused.thenAccept(refused::complete);
         }
-        CuratorFramework curator = builder.build();
-        ZkSession session = new ZkSession(curator, endpoint, options.operationTimeout());
-        curator.getConnectionStateListenable().addListener((client, state) -> onState.accept(state));
         curator.start();
         try {
-            if (!curator.blockUntilConnected(connectMillis, TimeUnit.MILLISECONDS)) {
-                throw new BackendUnavailableException(endpoint.toString(), "no server of the ZooKeeper ensemble "
-                        + endpoint + " answered within the connect timeout of " + connectMillis + " ms", null);
+            awaitConnected(endpoint, connected, refused, deadline, connectMillis);
+            if (probe != null) {
+                // The client connected; the probe's handshake, with host-name verification, must agree.
+                AuthenticationException handshake = probe.handshake.get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                if (handshake != null) {
+                    throw handshake;
+                }
+                probe.close();
             }
             while (true) {
                 try {
@@ -96,11 +203,36 @@ final class ZkSession {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            closeInBackground(curator);
+            closeInBackground(curator, probe);
             throw new BackendUnavailableException(endpoint.toString(), "interrupted while connecting to " + endpoint, e);
+        } catch (TimeoutException e) {
+            closeInBackground(curator, probe);
+            throw new BackendUnavailableException(endpoint.toString(), "no server of the ZooKeeper ensemble "
+                    + endpoint + " finished the TLS handshake within the connect timeout of " + connectMillis + " ms", e);
+        } catch (ExecutionException e) {
+            closeInBackground(curator, probe);
+            throw new IllegalStateException("the TLS probe of " + endpoint + " failed", e.getCause());
         } catch (RuntimeException e) {
-            closeInBackground(curator);
+            closeInBackground(curator, probe);
             throw e;
+        }
+    }
+
+    /** Waits for the first connection, or a refusal (TLS handshake, authentication), within the deadline. */
+    private static void awaitConnected(ZkEndpoint endpoint, CompletableFuture<Void> connected,
+                                       CompletableFuture<AuthenticationException> refused, long deadline, int connectMillis)
+            throws InterruptedException {
+        try {
+            CompletableFuture.anyOf(connected, refused).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new BackendUnavailableException(endpoint.toString(), "no server of the ZooKeeper ensemble "
+                    + endpoint + " answered within the connect timeout of " + connectMillis + " ms", null);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException(e.getCause());
+        }
+        AuthenticationException refusal = refused.getNow(null);
+        if (refusal != null && !connected.isDone()) {
+            throw refusal;
         }
     }
 
@@ -110,7 +242,10 @@ final class ZkSession {
      * never answers does not fail it sooner), while the caller was promised an answer within the
      * connect timeout.
      */
-    private static void closeInBackground(CuratorFramework curator) {
+    private static void closeInBackground(CuratorFramework curator, ZkTls.Probe probe) {
+        if (probe != null) {
+            probe.close();
+        }
         Thread closer = new Thread(curator::close, "distlock-zookeeper-close");
         closer.setDaemon(true);
         closer.start();
@@ -120,8 +255,9 @@ final class ZkSession {
         return calls;
     }
 
+    /** @return the ACL of every node this client creates: ALL to its digest identity and READ to the world, or open without credentials */
     List<ACL> acl() {
-        return acl;
+        return principal.acl();
     }
 
     Duration operationTimeout() {
@@ -167,7 +303,7 @@ final class ZkSession {
             int slash = dir.indexOf('/', from);
             String path = slash < 0 ? dir : dir.substring(0, slash);
             CompletableFuture<String> future = new CompletableFuture<>();
-            zk().create(path, new byte[0], acl, CreateMode.CONTAINER,
+            zk().create(path, new byte[0], acl(), CreateMode.CONTAINER,
                     (rc, p, ctx, name) -> ZkCalls.complete(future, rc == KeeperException.Code.NODEEXISTS.intValue() ? 0 : rc, p, p),
                     null);
             calls.await(future, "create " + path);
@@ -189,6 +325,23 @@ final class ZkSession {
      * not (a delete can be sent twice).
      */
     boolean delete(String path, String what) throws KeeperException {
+        try {
+            return deleteOnce(path, what);
+        } catch (KeeperException.NoAuthException e) {
+            // ZooKeeper checks the right to delete before whether the node is there: a node that went
+            // with an expired session is refused to a client whose identity changed since (rotated
+            // credentials, a new session). Gone is gone; a node that is still there stays refused.
+            CompletableFuture<Boolean> exists = new CompletableFuture<>();
+            zk().exists(path, false, (rc, p, ctx, stat) -> ZkCalls.complete(exists,
+                    rc == KeeperException.Code.NONODE.intValue() ? 0 : rc, p, stat != null), null);
+            if (!calls.await(exists, what)) {
+                return false;
+            }
+            throw e;
+        }
+    }
+
+    private boolean deleteOnce(String path, String what) throws KeeperException {
         if (!Thread.currentThread().isInterrupted()) {
             try {
                 zk().delete(path, -1);
@@ -213,8 +366,12 @@ final class ZkSession {
     /**
      * Makes sure the chroot exists (creating it if missing) and can be listed: one read, served by
      * the server the client is connected to, so connecting costs no write beyond the session's own.
-     * A chroot where this client may not create or delete is reported by the first acquire, as a
-     * {@link io.distlock.LockException} naming the path.
+     * A chroot where this client may not create or delete is reported by the first acquire, as an
+     * {@link io.distlock.AccessDeniedException} naming the path.
+     *
+     * <p>With credentials, also one read of the chroot's ACL: a digest password that is wrong is not
+     * refused by ZooKeeper (it is merely another identity), but an ACL that names this user with
+     * another digest tells it.
      */
     private void checkChroot() {
         try {
@@ -223,6 +380,7 @@ final class ZkSession {
                 zk().getChildren(endpoint.chroot(), false, (rc, p, ctx, children) -> ZkCalls.complete(listed, rc, p, true), null);
                 try {
                     calls.await(listed, "list the chroot " + endpoint.chroot());
+                    checkPassword();
                     return;
                 } catch (KeeperException.NoNodeException e) {
                     if (round > 0) {
@@ -233,6 +391,20 @@ final class ZkSession {
             }
         } catch (KeeperException e) {
             throw calls.translate(e, "use the chroot " + endpoint.chroot());
+        }
+    }
+
+    private void checkPassword() throws KeeperException {
+        ZkIdentity identity = principal.current();
+        if (identity == null) {
+            return;
+        }
+        CompletableFuture<List<ACL>> read = new CompletableFuture<>();
+        zk().getACL(endpoint.chroot(), null, (rc, p, ctx, acl, stat) -> ZkCalls.complete(read, rc, p, acl), null);
+        List<ACL> acl = calls.await(read, "read the ACL of the chroot " + endpoint.chroot());
+        if (identity.refutedBy(acl)) {
+            throw new AuthenticationException(endpoint.toString(), "ZooKeeper at " + endpoint + ": wrong password for user '"
+                    + identity.user() + "' (the ACL of " + endpoint.chroot() + " names this user with another digest)", null);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.distlock.zookeeper.internal;
 
+import io.distlock.AccessDeniedException;
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import org.apache.zookeeper.KeeperException;
@@ -30,8 +32,17 @@ class ZkCallsTest {
     void refusalsAreDefiniteAndSayWhatToGrant() {
         KeeperException noAuth = KeeperException.create(KeeperException.Code.NOAUTH, "/app/x");
         assertThat(ZkCalls.isConnectionProblem(noAuth)).isFalse();
-        assertThat(calls.translate(noAuth, "acquire 'x'")).isInstanceOf(LockException.class)
-                .isNotInstanceOf(BackendUnavailableException.class).hasMessageContaining("no permission on /app/x");
+        assertThat(calls.translate(noAuth, "acquire 'x'")).isInstanceOf(AccessDeniedException.class)
+                .isNotInstanceOf(BackendUnavailableException.class).hasMessageContaining("no permission on /app/x")
+                .hasMessageContaining("unauthenticated");
+        ZkCalls asBob = new ZkCalls("zookeeper://127.0.0.1:2181/app", Duration.ofMillis(1500), () -> "user 'bob' (digest)");
+        assertThat(asBob.translate(noAuth, "acquire 'x'")).isInstanceOf(AccessDeniedException.class)
+                .hasMessageContaining("user 'bob' (digest) has no permission on /app/x")
+                .satisfies(e -> assertThat(((AccessDeniedException) e).endpoint()).isEqualTo("zookeeper://127.0.0.1:2181/app"));
+        KeeperException authFailed = KeeperException.create(KeeperException.Code.AUTHFAILED, "/app/x");
+        assertThat(ZkCalls.isConnectionProblem(authFailed)).isFalse();
+        assertThat(asBob.translate(authFailed, "acquire 'x'")).isInstanceOf(AuthenticationException.class)
+                .isNotInstanceOf(BackendUnavailableException.class).hasMessageContaining("user 'bob'");
         assertThat(calls.translate(KeeperException.create(KeeperException.Code.BADVERSION, "/app/x"), "extend 'x'"))
                 .isInstanceOf(LockException.class).isNotInstanceOf(BackendUnavailableException.class);
     }
