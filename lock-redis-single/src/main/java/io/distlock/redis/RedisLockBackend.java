@@ -68,7 +68,7 @@ public final class RedisLockBackend implements LockBackend {
     static LockDriver connect(URI uri, LockOptions options, Set<String> allowedOptions) {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(options, "options");
-        RedisEndpoint endpoint = RedisEndpoint.parse(uri, allowedOptions);
+        RedisEndpoint endpoint = RedisEndpoint.parse(uri, allowedOptions).withCredentials(options);
         int poolSize = endpoint.intOption("poolSize", 8, 1, 64);
         RedisNode node = RedisNode.connect(endpoint, options.connectTimeout(), options.operationTimeout(), poolSize);
         return new RedisLockDriver(node);

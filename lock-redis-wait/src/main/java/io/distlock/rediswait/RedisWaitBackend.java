@@ -82,7 +82,7 @@ public final class RedisWaitBackend implements LockBackend {
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(options, "options");
-        return RedisWaitDriver.connect(RedisWaitSettings.parse(uri), options);
+        return RedisWaitDriver.connect(RedisWaitSettings.parse(uri, options), options);
     }
 
     @Override

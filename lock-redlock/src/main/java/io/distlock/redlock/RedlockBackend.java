@@ -64,7 +64,7 @@ public final class RedlockBackend implements LockBackend {
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(options, "options");
-        return RedlockDriver.connect(RedlockSettings.parse(uri), options);
+        return RedlockDriver.connect(RedlockSettings.parse(uri, options), options);
     }
 
     @Override

@@ -66,7 +66,7 @@ public final class TairLockBackend implements LockBackend {
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(options, "options");
-        RedisEndpoint endpoint = RedisEndpoint.parse(uri, RedisEndpoint.OPTIONS);
+        RedisEndpoint endpoint = RedisEndpoint.parse(uri, RedisEndpoint.OPTIONS).withCredentials(options);
         int poolSize = endpoint.intOption("poolSize", 8, 1, 64);
         return TairLockDriver.connect(endpoint, options, poolSize);
     }

@@ -28,8 +28,10 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <p><b>Failures</b>, in every method: {@link BackendUnavailableException} (naming
  * {@code host:port}) when the server cannot be reached or does not answer within the timeouts;
- * {@link LockException} with the server's message when it answers with an error (a key of the
- * wrong type, an ACL refusal, bad credentials). No message contains the password.
+ * {@link io.distlock.AuthenticationException} when it refuses the credentials or the TLS handshake
+ * fails; {@link io.distlock.AccessDeniedException} when the ACL refuses the user a key, channel or
+ * command; {@link LockException} with the server's message when it answers with another error (a
+ * key of the wrong type). No message contains the password.
  *
  * <p>Thread-safe. Each operation is one round trip on a pooled connection ({@code EVALSHA}; a
  * {@code SCRIPT LOAD} only after {@code NOSCRIPT}). A connection found broken (the server
@@ -91,11 +93,13 @@ public final class RedisNode implements AutoCloseable {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(millis(connectTimeout))
                 .socketTimeoutMillis(millis(operationTimeout))
-                .user(endpoint.user())
-                .password(endpoint.password())
                 .database(endpoint.database())
                 .autoNegotiateProtocol(false) // the server default, RESP2: no HELLO round trip per connection
                 .clientSetInfoConfig(ClientSetInfoConfig.DISABLED); // no CLIENT SETINFO round trips either
+        if (endpoint.hasCredentials()) {
+            // Read at each new connection (a pool's, the subscriber's, a reconnect): a rotated secret works.
+            config.credentialsProvider(RedisFailure.credentialsProvider(endpoint.credentialsSupplier()));
+        }
         if (endpoint.tls()) {
             // No sslParameters: Jedis then verifies the host name itself (HTTPS endpoint identification).
             config.ssl(true);
