@@ -545,8 +545,15 @@ public final class RedisNode implements AutoCloseable {
         return "RedisNode[" + endpoint + (closed ? ", closed" : "") + "]";
     }
 
-    /** See {@link RedisFailure#translate}. */
-    RuntimeException translate(String operation, RuntimeException e) {
+    /**
+     * Maps a Jedis failure met on this node, or an error reply read from a pipeline, to the
+     * contract's exceptions ({@link RedisFailure#translate}: the one place that decides).
+     *
+     * @param operation what was being done, for the message (no secrets)
+     * @param e         the failure or error reply
+     * @return the exception to throw
+     */
+    public RuntimeException translate(String operation, RuntimeException e) {
         return RedisFailure.translate(e, endpoint, operation, connectTimeout, operationTimeout);
     }
 
