@@ -84,8 +84,8 @@ public final class RedisNode implements AutoCloseable {
     // ssl(boolean) and sslSocketFactory are deprecated in Jedis 8 in favour of SslOptions; they are
     // used here because their behaviour (host-name verification on by default) is the measured one.
     @SuppressWarnings("deprecation")
-    private RedisNode(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout, int poolSize,
-                      boolean fanOut) {
+    private RedisNode(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout, Duration handshakeTimeout,
+                      int poolSize, boolean fanOut) {
         this.endpoint = endpoint;
         this.reconnector = fanOut ? new Reconnector(this) : null;
         this.connectTimeout = connectTimeout;
@@ -122,7 +122,7 @@ public final class RedisNode implements AutoCloseable {
         poolConfig.setJmxEnabled(false);
         // Connections that can be flushed without a read, for the split form (send, then read later).
         this.pool = new ConnectionPool(new FlushableConnection.Factory(new HostAndPort(endpoint.host(), endpoint.port()),
-                this.config), poolConfig);
+                this.config, millis(handshakeTimeout)), poolConfig);
     }
 
     /**
@@ -139,7 +139,8 @@ public final class RedisNode implements AutoCloseable {
     public static RedisNode connect(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
                                     int poolSize) {
         Objects.requireNonNull(endpoint, "endpoint");
-        RedisNode node = new RedisNode(endpoint, connectTimeout, operationTimeout, poolSize, false);
+        RedisNode node = new RedisNode(endpoint, connectTimeout, operationTimeout, handshake(connectTimeout, operationTimeout),
+                poolSize, false);
         try {
             node.withConnection("connect", Jedis::ping);
             return node;
@@ -161,7 +162,8 @@ public final class RedisNode implements AutoCloseable {
      */
     public static RedisNode open(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
                                  int poolSize) {
-        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout, poolSize, false);
+        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout,
+                handshake(connectTimeout, operationTimeout), poolSize, false);
     }
 
     /**
@@ -179,7 +181,30 @@ public final class RedisNode implements AutoCloseable {
      */
     public static RedisNode openForFanOut(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
                                           int poolSize) {
-        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout, poolSize, true);
+        return openForFanOut(endpoint, connectTimeout, operationTimeout, handshake(connectTimeout, operationTimeout), poolSize);
+    }
+
+    /**
+     * {@link #openForFanOut(RedisEndpoint, Duration, Duration, int)} with its own bound on a TLS
+     * handshake: a fan-out's per-node timeout is too short for a JVM's first handshakes, which are
+     * part of connecting, not of an operation.
+     *
+     * @param endpoint         the server
+     * @param connectTimeout   bound on establishing the TCP connection
+     * @param operationTimeout bound on each reply, unless a call gives its own deadline
+     * @param handshakeTimeout bound on a TLS handshake (at least the two others are allowed anyway)
+     * @param poolSize         most connections held at once
+     * @return the node
+     */
+    public static RedisNode openForFanOut(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
+                                          Duration handshakeTimeout, int poolSize) {
+        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout,
+                handshake(handshakeTimeout, operationTimeout), poolSize, true);
+    }
+
+    /** A TLS handshake's bound: the longer of the two (Jedis alone would give it the read timeout). */
+    private static Duration handshake(Duration connectTimeout, Duration operationTimeout) {
+        return connectTimeout.compareTo(operationTimeout) >= 0 ? connectTimeout : operationTimeout;
     }
 
     /**

@@ -85,8 +85,9 @@ public final class RedlockDriver implements LockDriver {
         List<RedlockNode> nodes = new ArrayList<>();
         for (RedisEndpoint endpoint : settings.nodes()) {
             // Connecting is part of a fan-out too, so it gets the per-node bound as well.
+            // A TLS handshake is part of connecting: bounded by the connect timeout, not the per-node one.
             nodes.add(new RedlockNode(RedisNode.openForFanOut(endpoint, settings.nodeTimeout(), settings.nodeTimeout(),
-                    settings.poolSize()), settings.restartDelay()));
+                    options.connectTimeout(), settings.poolSize()), settings.restartDelay()));
         }
         RedlockDriver driver = new RedlockDriver(settings, options, nodes);
         try {
