@@ -18,7 +18,8 @@ import java.util.Set;
  *   <li>a fixed primary: {@code redis-wait://[user:password@]host:port[/db][?replicas=N&waitTimeout=ms...]};</li>
  *   <li>a primary found through Sentinel:
  *       {@code redis-wait://[user:password@]sentinel:port[,sentinel:port...][/db]?master=<name>[&replicas=N...]}.
- *       With {@code master} the hosts are Sentinels (reached without credentials, no database);
+ *       With {@code master} the hosts are Sentinels (reached without credentials, no database, over
+ *       TLS like the data nodes with {@code tls=true});
  *       the user info and database are the data nodes'.</li>
  * </ul>
  *
@@ -136,7 +137,7 @@ public final class RedisWaitSettings {
         return primary;
     }
 
-    /** @return the Sentinels, without credentials; empty for the fixed form */
+    /** @return the Sentinels, without credentials (with the TLS settings); empty for the fixed form */
     public List<RedisEndpoint> sentinels() {
         return sentinels;
     }
