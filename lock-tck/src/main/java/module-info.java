@@ -9,6 +9,8 @@ module io.distlock.tck {
     requires awaitility;
     requires java.net.http;
     requires static testcontainers;
+    requires static org.slf4j;
+    requires java.logging;
     requires static com.github.dockerjava.api;
 
     exports io.distlock.tck;

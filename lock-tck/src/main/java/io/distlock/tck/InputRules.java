@@ -29,8 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Group 5 of {@code lock-tck/SPEC.md}, input: bad names and durations, a closed client, malformed
  * URIs, an unreachable server and an unknown scheme, each rejected with a clear message that never
- * shows a password. The last link of the chain before {@link LockVerification} (see
- * {@link VerificationSupport}).
+ * shows a password. Followed in the chain by {@link SecurityRules} (see {@link VerificationSupport}).
  */
 abstract class InputRules extends ServerFaultRules {
 

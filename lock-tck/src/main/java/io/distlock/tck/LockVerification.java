@@ -51,7 +51,7 @@ import java.util.UUID;
  * holds a partition for a set time, because a long outage is what it models.
  */
 @TestMethodOrder(MethodOrderer.DisplayName.class)
-public abstract class LockVerification extends InputRules {
+public abstract class LockVerification extends SecurityRules {
 
     // The rules are inherited: one package-private class per group of SPEC.md, chained up to
     // VerificationSupport (see there). @TestMethodOrder is @Inherited, so from here it orders every
@@ -219,6 +219,7 @@ public abstract class LockVerification extends InputRules {
         String rule = display.indexOf(' ') > 0 ? display.substring(0, display.indexOf(' ')) : display;
         String name = "distlock-tck-" + rule + "-" + UUID.randomUUID().toString().substring(0, 8);
         rig = new Rig(env, rule, name, this::newClient);
+        startCapture(rule);
     }
 
     /** Closes every client, lease and thread the rule created. */

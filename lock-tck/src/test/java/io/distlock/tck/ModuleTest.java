@@ -25,8 +25,9 @@ class ModuleTest {
                 .containsExactly("io.distlock.tck to [org.junit.platform.commons]");
         assertThat(descriptor.requires()).filteredOn(r -> r.modifiers().contains(ModuleDescriptor.Requires.Modifier.STATIC))
                 .extracting(ModuleDescriptor.Requires::name)
-                .as("Testcontainers stays optional: only the Docker fixture path uses it")
-                .containsExactlyInAnyOrder("testcontainers", "com.github.dockerjava.api");
+                .as("Testcontainers stays optional (only the Docker fixture path uses it), and SLF4J (only rule 6.4's"
+                        + " capture, when a build names CapturingSlf4jProvider)")
+                .containsExactlyInAnyOrder("testcontainers", "com.github.dockerjava.api", "org.slf4j");
         assertThat(descriptor.uses()).isEmpty();
         assertThat(descriptor.provides()).isEmpty();
         Set<String> transitive = descriptor.requires().stream()

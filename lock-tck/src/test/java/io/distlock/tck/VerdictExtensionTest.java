@@ -40,6 +40,23 @@ class VerdictExtensionTest {
     }
 
     @Test
+    void securityRulesWithoutAHookAreNamedOnTheirOwnLineAndLeaveTheGuaranteeShown() {
+        VerdictExtension.Verdict verdict = verdict(Guarantee.CORRECTNESS);
+        for (String rule : new String[] {"6.1", "6.2", "6.3", "6.4"}) {
+            verdict.results.add(new VerdictExtension.RuleResult(rule, "security", VerdictExtension.Status.SKIPPED,
+                    VerdictExtension.NOT_RUN + "the verification supplies no security() hook"));
+        }
+        assertThat(VerdictExtension.render(verdict, "demo", "DemoTest"))
+                .contains("observed: CORRECTNESS (every rule that ran passed")
+                .contains("security (group 6): 0 of 4 rules passed (not verified: see their rows)");
+
+        VerdictExtension.Verdict secured = verdict(Guarantee.CORRECTNESS);
+        secured.results.add(new VerdictExtension.RuleResult("6.1", "wrong password", VerdictExtension.Status.PASSED, ""));
+        assertThat(VerdictExtension.render(secured, "demo", "DemoTest"))
+                .contains("security (group 6): shown: every rule of group 6 ran and passed");
+    }
+
+    @Test
     void findingsStillSayWhatDidNotRun() {
         VerdictExtension.Verdict verdict = verdict(Guarantee.EFFICIENCY);
         verdict.findings.add("4.1 client pause: a stale write was accepted");

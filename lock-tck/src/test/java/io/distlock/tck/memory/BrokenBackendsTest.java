@@ -60,7 +60,17 @@ class BrokenBackendsTest {
                 Arguments.of(BrokenVerifications.TimeoutPerRead.class, "required_4_12_blackholeIsUnavailableNotBusy",
                         "a single attempt on a blackholed server took"),
                 Arguments.of(BrokenVerifications.LateGrantAsBusy.class, "required_4_18_lateGrantIsUnavailableNotBusy",
-                        "a grant that arrived after its validity was reported as busy"));
+                        "a grant that arrived after its validity was reported as busy"),
+                Arguments.of(BrokenVerifications.WrongPasswordAsUnavailable.class, "required_6_1_wrongPassword",
+                        "was reported as unavailable, not refused"),
+                Arguments.of(BrokenVerifications.StateWithoutAcl.class, "required_6_2_noRightsNoLock",
+                        "another client was granted it while the holder's lease is valid"),
+                Arguments.of(BrokenVerifications.NoRightsAsBusy.class, "required_6_2_noRightsNoLock",
+                        "returned empty (busy) instead of throwing AccessDeniedException"),
+                Arguments.of(BrokenVerifications.TrustsAnyCertificate.class, "required_6_3_untrustedServer",
+                        "the client accepted a server whose certificate it does not trust"),
+                Arguments.of(BrokenVerifications.LogsPassword.class, "required_6_4_noSecretAnywhere",
+                        "a secret (shown here as ***) appears"));
     }
 
     @ParameterizedTest(name = "{0} fails {1}")

@@ -13,12 +13,12 @@ final class BrokenVerifications {
     }
 
     /**
-     * A verification whose clients all connect to {@code <scheme>://tck}, with every hook the
+     * A verification whose clients all connect to {@code <scheme>://secure-tck} as {@code locker}, with every hook the
      * reference has, so that a rule fails for the backend's bug, not for a missing hook.
      */
     abstract static class OnScheme extends MemoryVerification {
         OnScheme(String scheme) {
-            super(scheme, "tck", false);
+            super(scheme, "secure-tck", false);
         }
 
         /** One link, the shape each rule's broken variant was written against; 4.17's variant has two. */
@@ -156,6 +156,36 @@ final class BrokenVerifications {
     static class LateGrantAsBusy extends OnScheme {
         LateGrantAsBusy() {
             super("broken-late-grant-busy");
+        }
+    }
+
+    static class WrongPasswordAsUnavailable extends OnScheme {
+        WrongPasswordAsUnavailable() {
+            super("broken-wrong-password-unavailable");
+        }
+    }
+
+    static class StateWithoutAcl extends OnScheme {
+        StateWithoutAcl() {
+            super("broken-state-without-acl");
+        }
+    }
+
+    static class NoRightsAsBusy extends OnScheme {
+        NoRightsAsBusy() {
+            super("broken-no-rights-busy");
+        }
+    }
+
+    static class TrustsAnyCertificate extends OnScheme {
+        TrustsAnyCertificate() {
+            super("broken-trusts-any-certificate");
+        }
+    }
+
+    static class LogsPassword extends OnScheme {
+        LogsPassword() {
+            super("broken-logs-password");
         }
     }
 

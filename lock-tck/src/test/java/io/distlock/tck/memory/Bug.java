@@ -64,5 +64,18 @@ enum Bug {
      * Each read of an attempt waits a whole operation timeout of its own (a connection's id, then
      * the request): a silent server costs the caller several timeouts, not one.
      */
-    TIMEOUT_PER_READ
+    TIMEOUT_PER_READ,
+    /** A refused password is reported as an unreachable server: a waiting acquire retries it until its wait runs out. */
+    WRONG_PASSWORD_AS_UNAVAILABLE,
+    /**
+     * The lock's state on the server carries no access control: any principal that can connect may
+     * delete it (ZooKeeper nodes created with {@code OPEN_ACL_UNSAFE}, a Redis ACL without key patterns).
+     */
+    STATE_WITHOUT_ACL,
+    /** A refusal for lack of rights is reported as contention: a principal without rights sees "busy". */
+    NO_RIGHTS_AS_BUSY,
+    /** The client accepts any server certificate (a trust-all trust manager, host names not checked). */
+    TRUSTS_ANY_CERTIFICATE,
+    /** The driver logs its connection URI, password included, at DEBUG. */
+    LOGS_PASSWORD
 }

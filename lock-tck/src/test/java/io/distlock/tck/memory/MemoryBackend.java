@@ -1,13 +1,16 @@
 package io.distlock.tck.memory;
 
 import io.distlock.BackendDescriptor;
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
 import io.distlock.Feature;
 import io.distlock.Guarantee;
 import io.distlock.LockOptions;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
+import io.distlock.spi.UserInfo;
 
 import java.net.URI;
 import java.util.Arrays;
@@ -19,7 +22,9 @@ import java.util.stream.Collectors;
 /**
  * The TCK's in-memory reference backend, {@code memory://<serverName>}: every client of one server
  * name shares one {@link MemoryServer}. A server whose name starts with {@code down} is unreachable
- * (it models a stopped server). User info in the URI is accepted and ignored.
+ * (it models a stopped server). One whose name starts with {@code secure} models TLS and authentication:
+ * it takes the principals of {@link MemoryServer#PASSWORDS}, and {@code ?tls=untrusted} models a client that
+ * does not trust its certificate. Elsewhere user info in the URI is accepted and ignored.
  *
  * <p>The reference declares CORRECTNESS and every feature except QUORUM. The nested subclasses are
  * variants, each under its own scheme: deliberately broken ones (one {@link Bug} each, with the
@@ -66,17 +71,42 @@ public class MemoryBackend implements LockBackend {
         }
         String query = uri.getRawQuery();
         if (uri.getPort() != -1 || (uri.getRawPath() != null && !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/"))
-                || (query != null && !query.matches("link=[0-9a-f-]+(,[0-9a-f-]+)*")) || uri.getRawFragment() != null) {
-            throw new IllegalArgumentException("a " + scheme + " URI takes no port, path, fragment or query but link" + usage);
+                || (query != null && !query.matches("(link=[0-9a-f-]+(,[0-9a-f-]+)*|tls=untrusted)(&(link=[0-9a-f-]+(,[0-9a-f-]+)*|tls=untrusted))?"))
+                || uri.getRawFragment() != null) {
+            throw new IllegalArgumentException("a " + scheme + " URI takes no port, path, fragment or query but link and tls" + usage);
         }
+        String endpoint = scheme + "://" + server;
         if (server.startsWith("down")) {
-            String endpoint = scheme + "://" + server;
             throw new BackendUnavailableException(endpoint, "cannot reach " + endpoint + ": the server is down", null);
         }
-        List<MemoryLink> links = query == null ? List.of(MemoryLink.alwaysUp())
-                : Arrays.stream(query.substring("link=".length()).split(",")).map(MemoryLink::named).collect(Collectors.toList());
+        if (bug == Bug.LOGS_PASSWORD) {
+            System.getLogger(MemoryBackend.class.getName()).log(System.Logger.Level.DEBUG, "connecting to " + uri);
+        }
+        String principal = null;
+        boolean refusedAsUnavailable = false;
+        if (server.startsWith("secure")) {
+            // A server with TLS and authentication: the handshake first, then the credentials.
+            if (query != null && query.contains("tls=untrusted") && bug != Bug.TRUSTS_ANY_CERTIFICATE) {
+                throw new AuthenticationException(endpoint, "the TLS handshake with " + endpoint
+                        + " failed: its certificate is not signed by a trusted authority", null);
+            }
+            Credentials credentials = UserInfo.credentials(uri, options).orElseThrow(() -> new AuthenticationException(endpoint,
+                    endpoint + " requires credentials", null));
+            String user = credentials.username().orElse("");
+            String expected = MemoryServer.PASSWORDS.get(user);
+            if (expected == null || !expected.equals(new String(credentials.password()))) {
+                if (bug != Bug.WRONG_PASSWORD_AS_UNAVAILABLE) {
+                    throw new AuthenticationException(endpoint, endpoint + " refused the credentials of user '" + user + "'", null);
+                }
+                refusedAsUnavailable = true;
+            }
+            principal = user;
+        }
+        List<MemoryLink> links = query == null || !query.contains("link=") ? List.of(MemoryLink.alwaysUp())
+                : Arrays.stream(query.replaceAll("&?tls=untrusted&?", "").substring("link=".length()).split(","))
+                .map(MemoryLink::named).collect(Collectors.toList());
         return new MemoryDriver(MemoryServer.named(scheme, server, bug), bug, descriptor.has(Feature.FENCING_TOKENS), context,
-                sessionStore, links, options.operationTimeout());
+                sessionStore, links, options.operationTimeout(), principal, endpoint, refusedAsUnavailable);
     }
 
     /**
@@ -265,6 +295,46 @@ public class MemoryBackend implements LockBackend {
         /** Scheme {@code broken-late-grant-busy}. */
         public LateGrantAsBusy() {
             super("broken-late-grant-busy", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LATE_GRANT_AS_BUSY);
+        }
+    }
+
+    /** Broken: a refused password looks like an unreachable server. */
+    public static final class WrongPasswordAsUnavailable extends MemoryBackend {
+        /** Scheme {@code broken-wrong-password-unavailable}. */
+        public WrongPasswordAsUnavailable() {
+            super("broken-wrong-password-unavailable", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.WRONG_PASSWORD_AS_UNAVAILABLE);
+        }
+    }
+
+    /** Broken: the lock's state has no access control. */
+    public static final class StateWithoutAcl extends MemoryBackend {
+        /** Scheme {@code broken-state-without-acl}. */
+        public StateWithoutAcl() {
+            super("broken-state-without-acl", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.STATE_WITHOUT_ACL);
+        }
+    }
+
+    /** Broken: no rights looks like contention. */
+    public static final class NoRightsAsBusy extends MemoryBackend {
+        /** Scheme {@code broken-no-rights-busy}. */
+        public NoRightsAsBusy() {
+            super("broken-no-rights-busy", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NO_RIGHTS_AS_BUSY);
+        }
+    }
+
+    /** Broken: any server certificate is trusted. */
+    public static final class TrustsAnyCertificate extends MemoryBackend {
+        /** Scheme {@code broken-trusts-any-certificate}. */
+        public TrustsAnyCertificate() {
+            super("broken-trusts-any-certificate", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.TRUSTS_ANY_CERTIFICATE);
+        }
+    }
+
+    /** Broken: the connection URI, password included, is logged at DEBUG. */
+    public static final class LogsPassword extends MemoryBackend {
+        /** Scheme {@code broken-logs-password}. */
+        public LogsPassword() {
+            super("broken-logs-password", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LOGS_PASSWORD);
         }
     }
 }

@@ -43,8 +43,18 @@ final class MemoryDriver implements LockDriver {
     private final String clientId = UUID.randomUUID().toString();
     private final Set<Runnable> watchers = ConcurrentHashMap.newKeySet();
 
+    /** The authenticated user on a {@code secure} server, else null. */
+    private final String principal;
+    private final String endpoint;
+    /** The credentials were refused, and the driver has {@link Bug#WRONG_PASSWORD_AS_UNAVAILABLE}. */
+    private final boolean refusedAsUnavailable;
+
     MemoryDriver(MemoryServer server, Bug bug, boolean fencing, DriverContext context, boolean sessionStore,
-                 List<MemoryLink> links, Duration operationTimeout) {
+                 List<MemoryLink> links, Duration operationTimeout, String principal, String endpoint,
+                 boolean refusedAsUnavailable) {
+        this.principal = principal;
+        this.endpoint = endpoint;
+        this.refusedAsUnavailable = refusedAsUnavailable;
         this.server = server;
         this.context = context;
         this.bug = bug;
@@ -82,6 +92,10 @@ final class MemoryDriver implements LockDriver {
      * over the next link, which becomes the current one, until the timeout has passed.
      */
     private <T> T call(String what, Supplier<T> request, Runnable onResend) {
+        if (refusedAsUnavailable) {
+            // The defect: the server's refusal of the password is taken for no answer.
+            throw new BackendUnavailableException(endpoint, "cannot reach " + endpoint + " (" + what + ")", null);
+        }
         if (links.size() == 1) {
             return links.get(0).call(what, timeoutNanos, request);
         }
@@ -116,6 +130,14 @@ final class MemoryDriver implements LockDriver {
             } catch (BackendUnavailableException firstReadTimedOut) {
                 // carried on to the request, as a driver that reads its connection's id lazily does
             }
+        }
+        try {
+            server.authorize(principal, request.name(), endpoint);
+        } catch (io.distlock.AccessDeniedException e) {
+            if (bug == Bug.NO_RIGHTS_AS_BUSY) {
+                return Attempt.busy(); // the defect: a refusal taken for contention
+            }
+            throw e;
         }
         try {
             answer = call("acquire " + request.name(), () -> server.tryAcquire(request.name(), owner(request), request.leaseTime()),

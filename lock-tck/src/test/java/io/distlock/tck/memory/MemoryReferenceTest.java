@@ -5,12 +5,13 @@ import java.util.Optional;
 
 /**
  * The reference backend must pass every rule that applies (those needing QUORUM are skipped: it has
- * one node). Its revocation drops the holder's grant without telling it, as a deleted key does.
+ * one node). Its revocation drops the holder's grant without telling it, as a deleted key does. Its
+ * server requires credentials and offers group 6's hook (see {@code MemoryBackend}).
  */
 class MemoryReferenceTest extends MemoryVerification {
 
     MemoryReferenceTest() {
-        super("memory", "reference", false);
+        super("memory", "secure-reference", false);
     }
 
     @Override

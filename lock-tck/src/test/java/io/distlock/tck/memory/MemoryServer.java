@@ -108,6 +108,36 @@ final class MemoryServer {
         this.bug = bug;
     }
 
+    /**
+     * The principals of a server whose name starts with {@code secure}: {@code locker} may take every
+     * lock, {@code outsider} only those whose names start with {@code outsider-}.
+     */
+    static final java.util.Map<String, String> PASSWORDS = java.util.Map.of("locker", "locker-pw-7f3a", "outsider", "outsider-pw-2c9d");
+
+    /**
+     * Checks that {@code principal} may act on the lock {@code name}.
+     *
+     * @param principal the authenticated user, or null on a server without authentication
+     * @throws io.distlock.AccessDeniedException if it may not
+     */
+    void authorize(String principal, String name, String endpoint) {
+        if (principal != null && principal.equals("outsider") && !name.startsWith("outsider-")) {
+            throw new io.distlock.AccessDeniedException(endpoint, "user '" + principal + "' has no rights on lock '"
+                    + name + "' at " + endpoint, null);
+        }
+    }
+
+    /**
+     * What a principal with the server's own tools can do to a lock: delete whatever holds it, if
+     * its rights allow (or the server keeps no access control, {@link Bug#STATE_WITHOUT_ACL}).
+     */
+    void tamper(String principal, String name) {
+        if (bug != Bug.STATE_WITHOUT_ACL) {
+            authorize(principal, name, "memory");
+        }
+        revoke(name, false);
+    }
+
     static MemoryServer named(String scheme, String serverName, Bug bug) {
         return SERVERS.computeIfAbsent(scheme + "://" + serverName, k -> new MemoryServer(bug));
     }

@@ -1,5 +1,6 @@
 package io.distlock.tck.memory;
 
+import io.distlock.AccessDeniedException;
 import io.distlock.LockClient;
 import io.distlock.Locks;
 import io.distlock.tck.ClientPartition;
@@ -9,10 +10,12 @@ import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.ReplicaFailover;
+import io.distlock.tck.Security;
 import io.distlock.tck.ServerRestart;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * A verification of one in-memory server, {@code <scheme>://<serverName>}, with every whitebox hook
@@ -42,7 +45,60 @@ abstract class MemoryVerification extends LockVerification {
 
     @Override
     protected LockClient newClient() {
-        return Locks.connect(scheme + "://" + serverName);
+        return Locks.connect(scheme + "://" + authority());
+    }
+
+    /** The wrong password rule 6.1 tries, a secret as well: a wrong password must not leak either. */
+    private static final String WRONG_PASSWORD = "wrong-pw-5e1b";
+
+    /** The server name, with the credentials of {@code locker} for a {@code secure} server. */
+    private String authority() {
+        return secure() ? "locker:" + MemoryServer.PASSWORDS.get("locker") + "@" + serverName : serverName;
+    }
+
+    private boolean secure() {
+        return serverName.startsWith("secure");
+    }
+
+    /** Group 6 on a {@code secure} server (see {@link MemoryBackend}). */
+    @Override
+    protected Optional<Security> security() {
+        if (!secure()) {
+            return Optional.empty();
+        }
+        return Optional.of(new Security() {
+            @Override
+            public List<String> secrets() {
+                return List.of(MemoryServer.PASSWORDS.get("locker"), MemoryServer.PASSWORDS.get("outsider"), WRONG_PASSWORD);
+            }
+
+            @Override
+            public Optional<Supplier<LockClient>> wrongPassword() {
+                return Optional.of(() -> Locks.connect(scheme + "://locker:" + WRONG_PASSWORD + "@" + serverName));
+            }
+
+            @Override
+            public Optional<Supplier<LockClient>> unprivilegedClient() {
+                return Optional.of(() -> Locks.connect(scheme + "://outsider:" + MemoryServer.PASSWORDS.get("outsider") + "@"
+                        + serverName));
+            }
+
+            @Override
+            public Optional<Tamper> tamper() {
+                return Optional.of(lockName -> {
+                    try {
+                        server().tamper("outsider", lockName);
+                    } catch (AccessDeniedException refused) {
+                        // expected: the server keeps the lock's state out of the outsider's reach
+                    }
+                });
+            }
+
+            @Override
+            public Optional<Supplier<LockClient>> untrustedServer() {
+                return Optional.of(() -> Locks.connect(scheme + "://" + authority() + "?tls=untrusted"));
+            }
+        });
     }
 
     @Override
@@ -69,7 +125,7 @@ abstract class MemoryVerification extends LockVerification {
                 links.add(MemoryLink.create());
             }
             try {
-                LockClient client = Locks.connect(scheme + "://" + serverName + "?link="
+                LockClient client = Locks.connect(scheme + "://" + authority() + "?link="
                         + links.stream().map(MemoryLink::id).collect(java.util.stream.Collectors.joining(",")));
                 return new PartitionedClient(client, links, () -> links.forEach(MemoryLink::remove));
             } catch (RuntimeException e) {
