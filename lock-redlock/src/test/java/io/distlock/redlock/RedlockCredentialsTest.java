@@ -92,6 +92,28 @@ class RedlockCredentialsTest {
     }
 
     @Test
+    void rightsRevokedWhileHoldingMakeExtendAndReleaseAccessDeniedNotUnavailable() {
+        for (int i = 0; i < nodes.size(); i++) {
+            nodes.server(i).call("ACL", "SETUSER", "revoked", "reset", "on", ">" + SECRET, "~distlock:*", "&distlock:*", "+@all");
+        }
+        LockOptions options = LockOptions.builder().credentials(Credentials.of("revoked", SECRET)).build();
+        try (LockClient client = Locks.connect(uri(), options)) {
+            io.distlock.Lease lease = client.lock("revoked").tryAcquire(LEASE).orElseThrow();
+            for (int i = 0; i < nodes.size(); i++) {
+                nodes.server(i).call("ACL", "SETUSER", "revoked", "resetkeys", "~other:*");
+            }
+            assertThatThrownBy(() -> lease.extend(LEASE)).isInstanceOf(AccessDeniedException.class)
+                    .hasMessageContaining("'revoked'");
+            assertThatThrownBy(lease::release).isInstanceOf(AccessDeniedException.class);
+        } finally {
+            for (int i = 0; i < nodes.size(); i++) {
+                nodes.server(i).call("ACL", "DELUSER", "revoked");
+                nodes.server(i).call("DEL", "distlock:{revoked}");
+            }
+        }
+    }
+
+    @Test
     void credentialsInTheUriAndTheOptionsAreRefused() {
         LockOptions options = LockOptions.builder().credentials(Credentials.of("locker", SECRET)).build();
         assertThatThrownBy(() -> Locks.connect("redlock://locker:" + SECRET + "@" + nodes.endpoints(), options))

@@ -1,5 +1,7 @@
 package io.distlock.redlock.internal;
 
+import io.distlock.AccessDeniedException;
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
@@ -229,7 +231,8 @@ public final class RedlockDriver implements LockDriver {
      * extended if a quorum of voting nodes extended it; lost only if so many nodes answered that
      * they no longer hold it that no quorum could have extended it; unknown otherwise (too few
      * answers either way — a renewal nobody answered is not a revocation). What a lost or unknown
-     * lease may still hold on some nodes is the engine's cleanup's to remove.
+     * lease may still hold on some nodes is the engine's cleanup's to remove. If so many nodes
+     * refused the client (credentials, ACL) that no quorum is left, that refusal is thrown.
      */
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
@@ -250,6 +253,7 @@ public final class RedlockDriver implements LockDriver {
             // validity is counted from its start, so the time is not promised to anyone): ask them again.
             answers = retrySlow(answers, operation, calls);
         }
+        throwIfRefusedByTooMany(answers);
         BackendUnavailableException unanswered = null;
         List<ExtendOutcome> results = new ArrayList<>(renewals.size());
         for (int i = 0; i < renewals.size(); i++) {
@@ -299,9 +303,32 @@ public final class RedlockDriver implements LockDriver {
             }
         }
         if (answered < quorum) {
+            throwIfRefusedByTooMany(answers);
             throw FanOut.tooFewNodes(answers, quorum, "release '" + grant.name() + "'");
         }
         return deleted >= quorum;
+    }
+
+    /**
+     * A node that refused this client — its credentials ({@link AuthenticationException}) or the
+     * user's rights ({@link AccessDeniedException}) — gave a definite answer, not none: if so many
+     * nodes refused that no quorum is left, the refusal is what happened, not an outage.
+     *
+     * @throws LockException the first refusal, the others suppressed in it
+     */
+    private void throwIfRefusedByTooMany(List<FanOut.Answer> answers) {
+        List<RuntimeException> refusals = new ArrayList<>();
+        for (FanOut.Answer answer : answers) {
+            if (!answer.answered() && (answer.failure() instanceof AuthenticationException
+                    || answer.failure() instanceof AccessDeniedException)) {
+                refusals.add(answer.failure());
+            }
+        }
+        if (!refusals.isEmpty() && answers.size() - refusals.size() < quorum) {
+            RuntimeException first = refusals.get(0);
+            refusals.subList(1, refusals.size()).forEach(first::addSuppressed);
+            throw first;
+        }
     }
 
     /**
