@@ -253,21 +253,25 @@ public final class RedlockDriver implements LockDriver {
             // validity is counted from its start, so the time is not promised to anyone): ask them again.
             answers = retrySlow(answers, operation, calls);
         }
-        throwIfRefusedByTooMany(answers);
         BackendUnavailableException unanswered = null;
         List<ExtendOutcome> results = new ArrayList<>(renewals.size());
         for (int i = 0; i < renewals.size(); i++) {
             int extended = 0;
             int gone = 0;
+            List<RuntimeException> refusals = new ArrayList<>();
             for (FanOut.Answer answer : answers) {
                 if (answer.answered() && answer.votes()) {
-                    if (Long.valueOf(1L).equals(answer.replies().values().get(i))) {
+                    Object reply = answer.replies().values().get(i);
+                    if (Long.valueOf(1L).equals(reply)) {
                         extended++;
+                    } else if (isRefusal(reply)) {
+                        refusals.add((RuntimeException) reply); // NOPERM: a refusal, not a lock it no longer holds
                     } else {
                         gone++;
                     }
                 }
             }
+            throwIfRefusedByTooMany(answers, refusals);
             if (extended >= quorum) {
                 results.add(ExtendOutcome.extended());
             } else if (answers.size() - gone < quorum) {
@@ -294,19 +298,30 @@ public final class RedlockDriver implements LockDriver {
         List<FanOut.Answer> answers = release(nodes, grant.name(), grant.ownerToken());
         int deleted = 0;
         int answered = 0;
+        List<RuntimeException> refusals = new ArrayList<>();
         for (FanOut.Answer answer : answers) {
             if (answer.answered()) {
+                Object reply = answer.replies().values().get(0);
+                if (isRefusal(reply)) {
+                    refusals.add((RuntimeException) reply); // NOPERM: nothing was deleted there, and nothing told
+                    continue;
+                }
                 answered++;
-                if (Long.valueOf(1L).equals(answer.replies().values().get(0))) {
+                if (Long.valueOf(1L).equals(reply)) {
                     deleted++;
                 }
             }
         }
+        throwIfRefusedByTooMany(answers, refusals);
         if (answered < quorum) {
-            throwIfRefusedByTooMany(answers);
             throw FanOut.tooFewNodes(answers, quorum, "release '" + grant.name() + "'");
         }
         return deleted >= quorum;
+    }
+
+    /** @return true if a call's reply is the server's refusal of this client (credentials, ACL) */
+    private static boolean isRefusal(Object reply) {
+        return reply instanceof AuthenticationException || reply instanceof AccessDeniedException;
     }
 
     /**
@@ -317,7 +332,15 @@ public final class RedlockDriver implements LockDriver {
      * @throws LockException the first refusal, the others suppressed in it
      */
     private void throwIfRefusedByTooMany(List<FanOut.Answer> answers) {
-        List<RuntimeException> refusals = new ArrayList<>();
+        throwIfRefusedByTooMany(answers, List.of());
+    }
+
+    /**
+     * {@link #throwIfRefusedByTooMany(List)}, counting also the nodes that answered this call with a
+     * refusal ({@code NOPERM} on the script's key).
+     */
+    private void throwIfRefusedByTooMany(List<FanOut.Answer> answers, List<RuntimeException> callRefusals) {
+        List<RuntimeException> refusals = new ArrayList<>(callRefusals);
         for (FanOut.Answer answer : answers) {
             if (!answer.answered() && (answer.failure() instanceof AuthenticationException
                     || answer.failure() instanceof AccessDeniedException)) {
