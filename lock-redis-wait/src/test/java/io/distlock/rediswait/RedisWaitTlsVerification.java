@@ -26,7 +26,8 @@ import org.junit.jupiter.api.BeforeAll;
 /**
  * The TCK over {@code redis-wait://sentinels...?master=...&tls=true}: a primary, two replicas and
  * three Sentinels, all speaking TLS only (replication and Sentinel links too, {@code tls-replication
- * yes}), the data nodes with an ACL user that has the least rights the backend needs
+ * yes}), the data nodes' {@code default} user with a password (which replication and the Sentinels
+ * use: {@code masterauth}, {@code auth-pass}) and an ACL user that has the least rights the backend needs
  * ({@link #LOCKER_RULES}, the line the README gives). The Sentinels are asked without credentials,
  * over TLS with the same trust store. Not run on its own: {@link RedisWaitTlsTckTest} runs its
  * safety and security groups.
@@ -45,6 +46,8 @@ class RedisWaitTlsVerification extends LockVerification {
     static final String SECRET = "pw-WaitTls-4e02";
     static final String INTRUDER_SECRET = "pw-WaitIntruder-b7c5";
     static final String WRONG_SECRET = "pw-WaitWrong-1d68";
+    /** The {@code default} user's password on the data nodes: replication and the Sentinels use it, never distlock. */
+    static final String ADMIN_SECRET = "pw-WaitAdmin-c3f9";
 
     private static final Duration WAIT_TIMEOUT = Duration.ofMillis(Math.round(50 * new TestEnvironment().timeoutFactor()));
 
@@ -55,7 +58,7 @@ class RedisWaitTlsVerification extends LockVerification {
     static void startServers() {
         TestCertificates certs = TestCertificates.shared();
         redis = RedisReplicaSet.start(2, 3,
-                node -> node.tls(certs).arg("--tls-replication", "yes")
+                node -> node.tls(certs).arg("--tls-replication", "yes").password(ADMIN_SECRET)
                         .aclUser("locker", SECRET, LOCKER_RULES)
                         .aclUser("intruder", INTRUDER_SECRET, otherKeys(LOCKER_RULES)),
                 sentinel -> sentinel.tls(certs).arg("--tls-replication", "yes"));
@@ -118,8 +121,8 @@ class RedisWaitTlsVerification extends LockVerification {
         return Optional.of(new Security() {
             @Override
             public List<String> secrets() {
-                return List.of(SECRET, INTRUDER_SECRET, WRONG_SECRET, TestCertificates.shared().trustStore().password(),
-                        otherCa.trustStore().password());
+                return List.of(SECRET, INTRUDER_SECRET, WRONG_SECRET, ADMIN_SECRET,
+                        TestCertificates.shared().trustStore().password(), otherCa.trustStore().password());
             }
 
             @Override
