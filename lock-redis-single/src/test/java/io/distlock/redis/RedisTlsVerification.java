@@ -33,13 +33,15 @@ class RedisTlsVerification extends LockVerification {
 
     static final String INTRUDER_SECRET = "pw-Intruder-5b1c";
     static final String WRONG_SECRET = "pw-Wrong-8d3e";
+    /** The {@code default} user's password: the fixture's own connections use it, never distlock. */
+    static final String ADMIN_SECRET = "pw-Admin-2862";
 
     private static RedisServer redis;
     private static TestCertificates otherCa;
 
     @BeforeAll
     static void startServer() {
-        redis = RedisServer.builder().tls(TestCertificates.shared())
+        redis = RedisServer.builder().tls(TestCertificates.shared()).password(ADMIN_SECRET)
                 .aclUser("locker", RedisTlsTest.SECRET, RedisTlsTest.LOCKER_RULES)
                 .aclUser("intruder", INTRUDER_SECRET, intruderRules(RedisTlsTest.LOCKER_RULES)).start();
         otherCa = TestCertificates.generate();
@@ -84,7 +86,7 @@ class RedisTlsVerification extends LockVerification {
         return Optional.of(new Security() {
             @Override
             public List<String> secrets() {
-                return List.of(RedisTlsTest.SECRET, INTRUDER_SECRET, WRONG_SECRET,
+                return List.of(RedisTlsTest.SECRET, INTRUDER_SECRET, WRONG_SECRET, ADMIN_SECRET,
                         TestCertificates.shared().trustStore().password(), otherCa.trustStore().password());
             }
 

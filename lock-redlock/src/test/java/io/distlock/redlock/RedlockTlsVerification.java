@@ -43,6 +43,8 @@ class RedlockTlsVerification extends LockVerification {
     static final String SECRET = "pw-RedlockTls-0b7d";
     static final String INTRUDER_SECRET = "pw-RedlockIntruder-e51a";
     static final String WRONG_SECRET = "pw-RedlockWrong-93c2";
+    /** The {@code default} user's password: the fixture's own connections use it, never distlock. */
+    static final String ADMIN_SECRET = "pw-Admin-5248";
 
     /** The default per-node timeout (50 ms), scaled like every TCK timing on a slow machine, as in {@link RedlockTckTest}. */
     private static final long NODE_TIMEOUT_MILLIS = Math.round(50 * new TestEnvironment().timeoutFactor());
@@ -52,7 +54,7 @@ class RedlockTlsVerification extends LockVerification {
 
     @BeforeAll
     static void startServers() {
-        nodes = RedisNodes.start(3, b -> b.tls(TestCertificates.shared())
+        nodes = RedisNodes.start(3, b -> b.tls(TestCertificates.shared()).password(ADMIN_SECRET)
                 .aclUser("locker", SECRET, LOCKER_RULES)
                 .aclUser("intruder", INTRUDER_SECRET, otherKeys(LOCKER_RULES)));
         otherCa = TestCertificates.generate();
@@ -113,7 +115,7 @@ class RedlockTlsVerification extends LockVerification {
         return Optional.of(new Security() {
             @Override
             public List<String> secrets() {
-                return List.of(SECRET, INTRUDER_SECRET, WRONG_SECRET, TestCertificates.shared().trustStore().password(),
+                return List.of(SECRET, INTRUDER_SECRET, WRONG_SECRET, ADMIN_SECRET, TestCertificates.shared().trustStore().password(),
                         otherCa.trustStore().password());
             }
 

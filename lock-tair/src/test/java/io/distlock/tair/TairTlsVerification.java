@@ -45,13 +45,15 @@ class TairTlsVerification extends LockVerification {
     static final String SECRET = "pw-TairTls-61a0";
     static final String INTRUDER_SECRET = "pw-TairIntruder-2c94";
     static final String WRONG_SECRET = "pw-TairWrong-7f13";
+    /** The {@code default} user's password: the fixture's own connections use it, never distlock. */
+    static final String ADMIN_SECRET = "pw-Admin-7035";
 
     private static RedisServer redis;
     private static TestCertificates otherCa;
 
     @BeforeAll
     static void startServer() {
-        redis = RedisServer.builder().tairModule().tls(TestCertificates.shared())
+        redis = RedisServer.builder().tairModule().tls(TestCertificates.shared()).password(ADMIN_SECRET)
                 .aclUser("locker", SECRET, LOCKER_RULES)
                 .aclUser("intruder", INTRUDER_SECRET, otherKeys(LOCKER_RULES)).start();
         otherCa = TestCertificates.generate();
@@ -103,7 +105,7 @@ class TairTlsVerification extends LockVerification {
         return Optional.of(new Security() {
             @Override
             public List<String> secrets() {
-                return List.of(SECRET, INTRUDER_SECRET, WRONG_SECRET, TestCertificates.shared().trustStore().password(),
+                return List.of(SECRET, INTRUDER_SECRET, WRONG_SECRET, ADMIN_SECRET, TestCertificates.shared().trustStore().password(),
                         otherCa.trustStore().password());
             }
 
