@@ -130,6 +130,16 @@ class RedisCredentialsTest {
     }
 
     @Test
+    void aPasswordForAServerThatHasNoneIsAnAuthenticationException() {
+        try (RedisServer open = RedisServer.start()) {
+            LockOptions options = LockOptions.builder().credentials(Credentials.of(null, SECRET)).build();
+            Throwable thrown = catchThrowable(() -> Locks.connect("redis://" + open.endpoint(), options).close());
+            assertThat(thrown).isInstanceOf(AuthenticationException.class).hasMessageContaining(open.endpoint());
+            RedisTlsTest.assertNoSecret(thrown, SECRET);
+        }
+    }
+
+    @Test
     void noPasswordWhereOneIsRequiredIsAnAuthenticationException() {
         assertThatThrownBy(() -> Locks.connect(plainUri()).close())
                 .isInstanceOf(AuthenticationException.class).hasMessageContaining("requires a password");

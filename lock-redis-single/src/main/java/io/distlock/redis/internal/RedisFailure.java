@@ -159,6 +159,9 @@ public enum RedisFailure {
     /** The words of Redis 7's error for an ACL refusal inside a script ("... can't access ...", "... can't publish ..."). */
     private static final String SCRIPT_ACL_REFUSAL = "The user executing the script can't";
 
+    /** The words of Redis's error for {@code AUTH <password>} when the default user has no password. */
+    private static final String AUTH_WITHOUT_PASSWORD = "called without any password configured";
+
     private final boolean outcomeUnknown;
 
     RedisFailure(boolean outcomeUnknown) {
@@ -231,7 +234,11 @@ public enum RedisFailure {
                 case "WRONGPASS", "NOAUTH" -> AUTHENTICATION_REFUSED;
                 // Redis 7.0 reports an ACL refusal of a call inside a script (a key or channel the script
                 // names itself) as a script error with code ERR; the server's own words are all there is.
-                case "ERR" -> String.valueOf(reply.getMessage()).contains(SCRIPT_ACL_REFUSAL) ? ACCESS_DENIED : SERVER_ERROR;
+                // So is AUTH with a password to a server whose default user has none ("ERR AUTH <password>
+                // called without any password configured for the default user"): credentials refused.
+                case "ERR" -> String.valueOf(reply.getMessage()).contains(SCRIPT_ACL_REFUSAL) ? ACCESS_DENIED
+                        : String.valueOf(reply.getMessage()).contains(AUTH_WITHOUT_PASSWORD) ? AUTHENTICATION_REFUSED
+                        : SERVER_ERROR;
                 case "LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN", "NOREPLICAS" -> SERVER_UNAVAILABLE;
                 default -> SERVER_ERROR;
             };
