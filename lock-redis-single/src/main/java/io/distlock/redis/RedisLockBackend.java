@@ -33,8 +33,10 @@ import java.util.Set;
  * ({@code CLIENT SETNAME}). Timeouts come from {@link LockOptions}. Instantiating this class does
  * no I/O; {@link #connect} connects and checks the server with a {@code PING}.
  *
- * <p>For TLS use {@code rediss://} ({@link RedissLockBackend}); a TLS option on a {@code redis://}
- * URI is an {@link IllegalArgumentException}.
+ * <p>For TLS add {@code tls=true} (the same as {@code rediss://}, {@link RedissLockBackend}); a TLS
+ * option on a {@code redis://} URI without it is an {@link IllegalArgumentException}. Credentials
+ * come from the URI's user info or from {@link LockOptions#credentials()} (never both), read again
+ * at every new connection so that a rotated password is picked up.
  */
 public final class RedisLockBackend implements LockBackend {
 
@@ -57,6 +59,8 @@ public final class RedisLockBackend implements LockBackend {
      * @throws IllegalArgumentException                 if the URI is malformed (the message never shows the password)
      * @throws io.distlock.BackendUnavailableException if the server cannot be reached within
      *                                                  {@link LockOptions#connectTimeout()}
+     * @throws io.distlock.AuthenticationException   if the server refuses the credentials, or the TLS handshake fails
+     *                                                  (certificate not trusted or naming another host)
      * @throws io.distlock.LockException                if the server refuses the credentials or the database
      */
     @Override
@@ -68,7 +72,7 @@ public final class RedisLockBackend implements LockBackend {
     static LockDriver connect(URI uri, LockOptions options, Set<String> allowedOptions) {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(options, "options");
-        RedisEndpoint endpoint = RedisEndpoint.parse(uri, allowedOptions);
+        RedisEndpoint endpoint = RedisEndpoint.parse(uri, allowedOptions).withCredentials(options);
         int poolSize = endpoint.intOption("poolSize", 8, 1, 64);
         RedisNode node = RedisNode.connect(endpoint, options.connectTimeout(), options.operationTimeout(), poolSize);
         return new RedisLockDriver(node);

@@ -57,10 +57,11 @@ public final class RedissLockBackend implements LockBackend {
      *                                                 option and the file, never a password)
      * @throws io.distlock.BackendUnavailableException if the server cannot be reached within
      *                                                 {@link LockOptions#connectTimeout()}
-     * @throws io.distlock.LockException               if the TLS handshake fails (the server's
+     * @throws io.distlock.AuthenticationException     if the TLS handshake fails (the server's
      *                                                 certificate is not trusted or does not name
      *                                                 the host), or the server refuses the
-     *                                                 credentials or the database
+     *                                                 credentials
+     * @throws io.distlock.LockException               if the server refuses the database
      */
     @Override
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {

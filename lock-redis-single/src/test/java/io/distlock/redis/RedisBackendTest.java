@@ -245,13 +245,12 @@ class RedisBackendTest {
         try (RedisServer secured = RedisServer.builder().password("right-" + SECRET).start()) {
             String wrong = "redis://default:" + SECRET + "@" + secured.endpoint();
             assertThatThrownBy(() -> Locks.connect(wrong))
-                    .isInstanceOf(LockException.class)
-                    .isNotInstanceOf(BackendUnavailableException.class)
+                    .isInstanceOf(io.distlock.AuthenticationException.class)
                     .hasMessageContaining("refused the credentials")
                     .hasMessageContaining(secured.endpoint())
                     .satisfies(e -> assertThat(stackTraceOf(e)).doesNotContain(SECRET));
             assertThatThrownBy(() -> Locks.connect("redis://" + secured.endpoint()))
-                    .isInstanceOf(LockException.class)
+                    .isInstanceOf(io.distlock.AuthenticationException.class)
                     .hasMessageContaining("requires a password");
             try (LockClient client = Locks.connect(secured.uri())) {
                 assertThat(client.lock("secured").tryAcquire(LEASE)).isPresent();

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.distlock.AccessDeniedException;
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
@@ -109,7 +111,8 @@ class RedisTlsTest {
                     client.lock("acl").tryAcquire(LEASE);
                 }
             });
-            assertThat(thrown).isInstanceOf(LockException.class).isNotInstanceOf(BackendUnavailableException.class);
+            assertThat(thrown).isInstanceOf(AccessDeniedException.class).hasMessageContaining("'other'")
+                    .hasMessageContaining(redis.endpoint()).hasMessageContaining("acquire 'acl'");
             assertNoSecret(thrown, SECRET, certs.trustStore().password());
         }
     }
@@ -121,9 +124,8 @@ class RedisTlsTest {
             long start = System.nanoTime();
             Throwable thrown = catchThrowable(() -> Locks.connect(redis.uri("locker"), options).close());
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
-            assertThat(thrown).isInstanceOf(LockException.class)
+            assertThat(thrown).isInstanceOf(AuthenticationException.class)
                     .as("an untrusted certificate is a configuration error, not an outage")
-                    .isNotInstanceOf(BackendUnavailableException.class)
                     .hasMessageContaining(redis.endpoint())
                     .hasMessageContaining("TLS");
             assertNoSecret(thrown, SECRET);
@@ -134,8 +136,7 @@ class RedisTlsTest {
     void aServerWhoseCertificateNamesAnotherHostIsRefused() {
         try (RedisServer redis = RedisServer.builder().tls(certs, certs.misnamedServer()).start()) {
             assertThatThrownBy(() -> Locks.connect(trusting(redis.uri())).close())
-                    .isInstanceOf(LockException.class)
-                    .isNotInstanceOf(BackendUnavailableException.class)
+                    .isInstanceOf(AuthenticationException.class)
                     .hasMessageContaining(redis.endpoint())
                     .hasMessageContaining("TLS");
         }
@@ -145,8 +146,7 @@ class RedisTlsTest {
     void aSelfSignedServerIsRefusedEvenWithATrustStore() {
         try (RedisServer redis = RedisServer.builder().tls(certs, certs.untrustedServer()).start()) {
             assertThatThrownBy(() -> Locks.connect(trusting(redis.uri())).close())
-                    .isInstanceOf(LockException.class)
-                    .isNotInstanceOf(BackendUnavailableException.class);
+                    .isInstanceOf(AuthenticationException.class);
         }
     }
 
@@ -171,7 +171,8 @@ class RedisTlsTest {
             // a dropped connection (BackendUnavailableException, a LockException too): a race.
             assertThat(thrown).isInstanceOf(LockException.class).hasMessageContaining(redis.endpoint());
             if (!(thrown instanceof BackendUnavailableException)) {
-                assertThat(thrown).hasMessageContaining("TLS handshake").hasMessageContaining("keyStore");
+                assertThat(thrown).isInstanceOf(AuthenticationException.class)
+                        .hasMessageContaining("TLS handshake").hasMessageContaining("keyStore");
             }
             assertNoSecret(thrown, SECRET, certs.trustStore().password());
         }
@@ -221,7 +222,24 @@ class RedisTlsTest {
                 + SECRET))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("use rediss://")
+                .hasMessageContaining("add tls=true")
                 .satisfies(e -> assertNoSecret(e, SECRET));
+    }
+
+    @Test
+    void tlsTrueOnRedisIsTheSameAsRediss() {
+        try (RedisServer redis = RedisServer.builder().tls(certs).aclUser("locker", SECRET, LOCKER_RULES).start();
+             LockClient client = Locks.connect(trusting(redis.uri("locker").replace("rediss://", "redis://")) + "&tls=true")) {
+            assertThat(client.backend().scheme()).isEqualTo("redis");
+            client.lock("tls-true").tryAcquire(LEASE).orElseThrow().release();
+            // Without tls=true the same server is not spoken to in plain text: the TLS option alone is refused.
+            assertThatThrownBy(() -> Locks.connect(trusting(redis.uri("locker").replace("rediss://", "redis://"))))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tls=true");
+            assertThatThrownBy(() -> Locks.connect(redis.uri("locker") + "?tls=false"))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tls=false");
+            assertThatThrownBy(() -> Locks.connect(redis.uri("locker") + "?tls=yes"))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tls=true or tls=false");
+        }
     }
 
     @Test

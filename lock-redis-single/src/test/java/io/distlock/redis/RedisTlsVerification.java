@@ -5,11 +5,16 @@ import io.distlock.Locks;
 import io.distlock.redis.internal.LockScripts;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
+import io.distlock.tck.Security;
+import io.distlock.tck.fixtures.RedisReplyException;
 import io.distlock.tck.fixtures.RedisServer;
 import io.distlock.tck.fixtures.TestCertificates;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,29 +22,53 @@ import org.junit.jupiter.api.BeforeAll;
 /**
  * The TCK over {@code rediss://}: a TLS-only redis-server, reached as an ACL user with the least
  * rights the backend needs ({@link RedisTlsTest#LOCKER_RULES}) and the test CA as trust store.
- * Not run on its own (its name is not a test's): {@link RedisTlsTckTest} runs its safety group,
- * the rules that would show a transport that lost or mixed up replies; the plain
- * {@link RedisSingleTckTest} runs every rule.
+ * Not run on its own (its name is not a test's): {@link RedisTlsTckTest} runs its safety and
+ * security groups; the plain {@link RedisSingleTckTest} runs every rule.
+ *
+ * <p>Security (group 6): a second ACL user, {@code intruder}, has the same commands but only the
+ * keys and channels {@code other:*}; a client trusting an independent CA stands for a client that
+ * meets a server it must not trust.
  */
 class RedisTlsVerification extends LockVerification {
 
+    static final String INTRUDER_SECRET = "pw-Intruder-5b1c";
+    static final String WRONG_SECRET = "pw-Wrong-8d3e";
+    /** The {@code default} user's password: the fixture's own connections use it, never distlock. */
+    static final String ADMIN_SECRET = "pw-Admin-2862";
+
     private static RedisServer redis;
+    private static TestCertificates otherCa;
 
     @BeforeAll
     static void startServer() {
-        redis = RedisServer.builder().tls(TestCertificates.shared())
-                .aclUser("locker", RedisTlsTest.SECRET, RedisTlsTest.LOCKER_RULES).start();
+        redis = RedisServer.builder().tls(TestCertificates.shared()).password(ADMIN_SECRET)
+                .aclUser("locker", RedisTlsTest.SECRET, RedisTlsTest.LOCKER_RULES)
+                .aclUser("intruder", INTRUDER_SECRET, intruderRules(RedisTlsTest.LOCKER_RULES)).start();
+        otherCa = TestCertificates.generate();
     }
 
     @AfterAll
     static void stopServer() {
         redis.close();
+        otherCa.close();
+    }
+
+    /** The same commands as {@code rules}, on the keys and channels {@code other:*} instead of {@code distlock:*}. */
+    static String[] intruderRules(String... rules) {
+        List<String> out = new ArrayList<>();
+        for (String rule : rules) {
+            out.add(rule.equals("~distlock:*") ? "~other:*" : rule.equals("&distlock:*") ? "&other:*" : rule);
+        }
+        return out.toArray(String[]::new);
+    }
+
+    private static String trusting(String uri, TestCertificates ca) {
+        return uri + "?" + RedisTlsTest.storeQuery("trustStore", ca.trustStore());
     }
 
     @Override
     protected LockClient newClient() {
-        return Locks.connect(redis.uri("locker") + "?"
-                + RedisTlsTest.storeQuery("trustStore", TestCertificates.shared().trustStore()));
+        return Locks.connect(trusting(redis.uri("locker"), TestCertificates.shared()));
     }
 
     /** Rule 1.10: the lock key's PTTL, read by the fixture's own (TLS) connection. */
@@ -50,5 +79,59 @@ class RedisTlsVerification extends LockVerification {
             return pttl == -2 ? Optional.empty()
                     : Optional.of(pttl == -1 ? LockProbe.UNTIL_RELEASED : Duration.ofMillis(pttl));
         });
+    }
+
+    @Override
+    protected Optional<Security> security() {
+        return Optional.of(new Security() {
+            @Override
+            public List<String> secrets() {
+                return List.of(RedisTlsTest.SECRET, INTRUDER_SECRET, WRONG_SECRET, ADMIN_SECRET,
+                        TestCertificates.shared().trustStore().password(), otherCa.trustStore().password());
+            }
+
+            @Override
+            public Optional<Supplier<LockClient>> wrongPassword() {
+                return Optional.of(() -> Locks.connect(trusting("rediss://locker:" + WRONG_SECRET + "@" + redis.endpoint(),
+                        TestCertificates.shared())));
+            }
+
+            @Override
+            public Optional<Supplier<LockClient>> unprivilegedClient() {
+                return Optional.of(() -> Locks.connect(trusting(redis.uri("intruder"), TestCertificates.shared())));
+            }
+
+            @Override
+            public Optional<Tamper> tamper() {
+                return Optional.of(lockName -> tamperAs(redis, "intruder", lockName));
+            }
+
+            @Override
+            public Optional<Supplier<LockClient>> untrustedServer() {
+                return Optional.of(() -> Locks.connect(trusting(redis.uri("locker"), otherCa)));
+            }
+        });
+    }
+
+    /**
+     * As {@code user}, on the fixture's own connection: delete, overwrite and re-expire the lock's
+     * keys, directly and from a script; each refusal ({@code NOPERM}) is swallowed.
+     */
+    static void tamperAs(RedisServer server, String user, String lockName) {
+        String key = LockScripts.lockKey(lockName);
+        String fence = LockScripts.fenceKey(lockName);
+        String[][] attempts = {
+            {"DEL", key}, {"SET", key, "intruder"}, {"PEXPIRE", key, "1"}, {"DEL", fence}, {"SET", fence, "0"},
+            {"EVAL", "return redis.call('DEL', KEYS[1])", "1", key},
+            {"EVAL", "return redis.call('DEL', '" + key + "')", "0"},
+            {"PUBLISH", LockScripts.releaseChannel(lockName), "released"},
+        };
+        for (String[] command : attempts) {
+            try {
+                server.callAs(user, command);
+            } catch (RedisReplyException refused) {
+                // NOPERM (or a script error carrying it): what the rule expects
+            }
+        }
     }
 }

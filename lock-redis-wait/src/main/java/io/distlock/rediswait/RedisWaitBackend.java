@@ -49,6 +49,14 @@ import java.util.Objects;
  * {@code clientName}. Timeouts come from {@link LockOptions}; each reply that carries a
  * {@code WAIT} may take the operation timeout plus {@code waitTimeout}. Instantiating this class
  * does no I/O.
+ *
+ * <p><b>TLS and credentials.</b> {@code tls=true} turns TLS on, with the TLS store options every
+ * backend takes ({@code trustStore}, {@code trustStoreType}, {@code trustStorePassword},
+ * {@code keyStore}, {@code keyStoreType}, {@code keyStorePassword}; without {@code tls=true} they are
+ * an {@link IllegalArgumentException}); the server's host name is always verified. Credentials come
+ * from the URI's user info or from {@link LockOptions#credentials()} (never both), read again at
+ * every new connection so that a rotated password is picked up. In the Sentinel form the Sentinels
+ * are asked over TLS too, with the same stores, and without credentials.
  */
 public final class RedisWaitBackend implements LockBackend {
 
@@ -76,13 +84,15 @@ public final class RedisWaitBackend implements LockBackend {
      * @throws io.distlock.BackendUnavailableException if the primary, or every Sentinel, cannot be reached, or
      *                                                  no Sentinel reports a node that answers as primary, within
      *                                                  {@link LockOptions#connectTimeout()} (naming the endpoints)
+     * @throws io.distlock.AuthenticationException   if the primary (or every Sentinel) refuses the credentials, or the TLS handshake fails
+     *                                                  (certificate not trusted or naming another host)
      * @throws io.distlock.LockException                if the primary refuses the credentials
      */
     @Override
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(options, "options");
-        return RedisWaitDriver.connect(RedisWaitSettings.parse(uri), options);
+        return RedisWaitDriver.connect(RedisWaitSettings.parse(uri, options), options);
     }
 
     @Override

@@ -37,6 +37,14 @@ import java.util.Objects;
  * {@link IllegalArgumentException}: fewer than 3 or more than 15 nodes, a node listed twice, and
  * (per call) a lease time shorter than twice {@code nodeTimeout}. Instantiating this class does no
  * I/O.
+ *
+ * <p><b>TLS and credentials.</b> {@code tls=true} turns TLS on, with the TLS store options every
+ * backend takes ({@code trustStore}, {@code trustStoreType}, {@code trustStorePassword},
+ * {@code keyStore}, {@code keyStoreType}, {@code keyStorePassword}; without {@code tls=true} they are
+ * an {@link IllegalArgumentException}); the server's host name is always verified. Credentials come
+ * from the URI's user info or from {@link LockOptions#credentials()} (never both), read again at
+ * every new connection so that a rotated password is picked up. The same TLS settings and
+ * credentials apply to every node.
  */
 public final class RedlockBackend implements LockBackend {
 
@@ -58,13 +66,15 @@ public final class RedlockBackend implements LockBackend {
      *                                                  (no message shows the password)
      * @throws io.distlock.BackendUnavailableException if fewer than a quorum of nodes answer within
      *                                                  {@link LockOptions#connectTimeout()}
+     * @throws io.distlock.AuthenticationException   if a node refuses the credentials, or the TLS handshake fails
+     *                                                  (certificate not trusted or naming another host)
      * @throws io.distlock.LockException                if a node refuses the credentials
      */
     @Override
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(options, "options");
-        return RedlockDriver.connect(RedlockSettings.parse(uri), options);
+        return RedlockDriver.connect(RedlockSettings.parse(uri, options), options);
     }
 
     @Override

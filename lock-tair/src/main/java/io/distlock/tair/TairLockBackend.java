@@ -39,6 +39,13 @@ import java.util.Objects;
  *
  * <p>{@link #connect} checks, besides the credentials, that the server knows {@code CAS} and
  * {@code CAD}: a server without them fails at connect, naming the commands it lacks.
+ *
+ * <p><b>TLS and credentials.</b> {@code tls=true} turns TLS on, with the TLS store options every
+ * backend takes ({@code trustStore}, {@code trustStoreType}, {@code trustStorePassword},
+ * {@code keyStore}, {@code keyStoreType}, {@code keyStorePassword}; without {@code tls=true} they are
+ * an {@link IllegalArgumentException}); the server's host name is always verified. Credentials come
+ * from the URI's user info or from {@link LockOptions#credentials()} (never both), read again at
+ * every new connection so that a rotated password is picked up.
  */
 public final class TairLockBackend implements LockBackend {
 
@@ -59,6 +66,8 @@ public final class TairLockBackend implements LockBackend {
      * @throws IllegalArgumentException                 if the URI is malformed (the message never shows the password)
      * @throws io.distlock.BackendUnavailableException if the server cannot be reached within
      *                                                  {@link LockOptions#connectTimeout()}
+     * @throws io.distlock.AuthenticationException   if the server refuses the credentials, or the TLS handshake fails
+     *                                                  (certificate not trusted or naming another host)
      * @throws io.distlock.LockException                if the server refuses the credentials or the database,
      *                                                  or does not know {@code CAS} or {@code CAD} (named)
      */
@@ -66,7 +75,7 @@ public final class TairLockBackend implements LockBackend {
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
         Objects.requireNonNull(uri, "uri");
         Objects.requireNonNull(options, "options");
-        RedisEndpoint endpoint = RedisEndpoint.parse(uri, RedisEndpoint.OPTIONS);
+        RedisEndpoint endpoint = RedisEndpoint.parse(uri, RedisEndpoint.OPTIONS).withCredentials(options);
         int poolSize = endpoint.intOption("poolSize", 8, 1, 64);
         return TairLockDriver.connect(endpoint, options, poolSize);
     }

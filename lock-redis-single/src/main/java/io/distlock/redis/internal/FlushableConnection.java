@@ -1,12 +1,20 @@
 package io.distlock.redis.internal;
 
+import java.io.IOException;
+import java.net.Socket;
+
+import javax.net.ssl.SSLSocket;
+
 import org.apache.commons.pool2.PooledObject;
 import org.apache.commons.pool2.impl.DefaultPooledObject;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionFactory;
+import redis.clients.jedis.DefaultJedisSocketFactory;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
+import redis.clients.jedis.JedisSocketFactory;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 
 /**
  * A Jedis connection that can be flushed without reading a reply. Jedis flushes only as part of a
@@ -28,8 +36,47 @@ final class FlushableConnection extends Connection {
      */
     boolean scriptSent;
 
-    FlushableConnection(HostAndPort hostAndPort, JedisClientConfig config) {
-        super(hostAndPort, config);
+    FlushableConnection(HostAndPort hostAndPort, JedisClientConfig config, int handshakeTimeoutMillis) {
+        super(new HandshakingSocketFactory(hostAndPort, config, handshakeTimeoutMillis), config);
+    }
+
+    /**
+     * Jedis's sockets, with a TLS handshake done at once under its own bound: Jedis leaves the
+     * handshake to the first write, under the socket's read timeout — for a node of a fan-out the
+     * per-node timeout, a few tens of milliseconds, where a JVM's first handshakes (class loading,
+     * key exchange) take longer. The handshake is part of connecting: it gets the connect bound.
+     */
+    static final class HandshakingSocketFactory implements JedisSocketFactory {
+        private final DefaultJedisSocketFactory sockets;
+        private final boolean tls;
+        private final int handshakeTimeoutMillis;
+
+        HandshakingSocketFactory(HostAndPort hostAndPort, JedisClientConfig config, int handshakeTimeoutMillis) {
+            this.sockets = new DefaultJedisSocketFactory(hostAndPort, config);
+            this.tls = config.isSsl();
+            this.handshakeTimeoutMillis = handshakeTimeoutMillis;
+        }
+
+        @Override
+        public Socket createSocket() {
+            Socket socket = sockets.createSocket();
+            if (tls && socket instanceof SSLSocket ssl) {
+                try {
+                    int readTimeout = socket.getSoTimeout();
+                    socket.setSoTimeout(Math.max(readTimeout, handshakeTimeoutMillis));
+                    ssl.startHandshake(); // host name verification is on: Jedis set the endpoint identification
+                    socket.setSoTimeout(readTimeout);
+                } catch (IOException e) {
+                    try {
+                        socket.close();
+                    } catch (IOException closing) {
+                        e.addSuppressed(closing);
+                    }
+                    throw new JedisConnectionException(e);
+                }
+            }
+            return socket;
+        }
     }
 
     /**
@@ -62,16 +109,18 @@ final class FlushableConnection extends Connection {
     static final class Factory extends ConnectionFactory {
         private final HostAndPort hostAndPort;
         private final JedisClientConfig config;
+        private final int handshakeTimeoutMillis;
 
-        Factory(HostAndPort hostAndPort, JedisClientConfig config) {
+        Factory(HostAndPort hostAndPort, JedisClientConfig config, int handshakeTimeoutMillis) {
             super(hostAndPort, config);
             this.hostAndPort = hostAndPort;
             this.config = config;
+            this.handshakeTimeoutMillis = handshakeTimeoutMillis;
         }
 
         @Override
         public PooledObject<Connection> makeObject() {
-            return new DefaultPooledObject<>(new FlushableConnection(hostAndPort, config));
+            return new DefaultPooledObject<>(new FlushableConnection(hostAndPort, config, handshakeTimeoutMillis));
         }
     }
 }

@@ -1,5 +1,9 @@
 package io.distlock.redis.internal;
 
+import io.distlock.Credentials;
+import io.distlock.LockOptions;
+import io.distlock.spi.UserInfo;
+
 import java.io.ByteArrayOutputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -9,7 +13,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * One Redis server as a connection string names it:
@@ -20,7 +26,12 @@ import java.util.Set;
  * the password; a malformed URI is reported with its user info replaced by {@code ***}.
  *
  * <p>Shared by the Redis-family backends (single, Redlock, Redis+WAIT, Tair): each passes the
- * query options it understands to {@link #parse(URI, Set)}.
+ * query options it understands to {@link #parse(URI, Set)}. Every scheme also takes {@code tls=true}
+ * (TLS, as {@code rediss://} does) and, with it, the TLS store options ({@link #TLS_OPTIONS}).
+ *
+ * <p><b>Credentials</b> come from the URI's user info or, with {@link #withCredentials(LockOptions)},
+ * from {@link LockOptions#credentials()} — never both. Those of the options are read again at each
+ * new connection ({@link #credentialsSupplier()}), so that a rotated secret is picked up.
  */
 public final class RedisEndpoint {
 
@@ -28,7 +39,7 @@ public final class RedisEndpoint {
     public static final Set<String> OPTIONS = Set.of("poolSize", "clientName");
 
     /**
-     * The TLS query options, accepted on a {@code rediss://} URI only (see {@link RedisTls}):
+     * The TLS query options, accepted on a {@code rediss://} URI or with {@code tls=true} only (see {@link RedisTls}):
      * {@code trustStore}, {@code trustStoreType}, {@code trustStorePassword}, {@code keyStore},
      * {@code keyStoreType}, {@code keyStorePassword}.
      */
@@ -37,6 +48,9 @@ public final class RedisEndpoint {
 
     /** The scheme of a Redis server that speaks TLS. */
     public static final String TLS_SCHEME = "rediss";
+
+    /** The query option that turns TLS on for any Redis-family scheme: {@code tls=true}. */
+    public static final String TLS_OPTION = "tls";
 
     private static final int DEFAULT_PORT = 6379;
 
@@ -47,14 +61,26 @@ public final class RedisEndpoint {
     private final int database;
     private final Map<String, String> options;
     private final boolean tls;
+    /** The credentials of {@link LockOptions}, read at each connect; null if the URI's (or none) are used. */
+    private final Supplier<Optional<Credentials>> fromOptions;
+    /** The user and password last read from {@link #fromOptions}: for messages and redaction only. */
+    private final Last last;
+
+    /** What {@link #fromOptions} gave last; shared by the copies of an endpoint ({@link #withAddress}). */
+    private static final class Last {
+        volatile String user;
+        volatile String password;
+    }
 
     private RedisEndpoint(String host, int port, String user, String password, int database, Map<String, String> options) {
-        this(host, port, user, password, database, options, false);
+        this(host, port, user, password, database, options, false, null, new Last());
     }
 
     private RedisEndpoint(String host, int port, String user, String password, int database, Map<String, String> options,
-                          boolean tls) {
+                          boolean tls, Supplier<Optional<Credentials>> fromOptions, Last last) {
         this.tls = tls;
+        this.fromOptions = fromOptions;
+        this.last = last;
         this.host = host;
         this.port = port;
         this.user = user;
@@ -98,13 +124,93 @@ public final class RedisEndpoint {
      */
     public RedisEndpoint withAddress(String host, int port) {
         RedisEndpoint checked = of(host, port, null, null, 0); // the same checks as of(), no secret involved
-        return new RedisEndpoint(checked.host, checked.port, user, password, database, options, tls);
+        return new RedisEndpoint(checked.host, checked.port, user, password, database, options, tls, fromOptions, last);
+    }
+
+    /**
+     * The same address and TLS settings, without credentials, database or other options: for a
+     * server reached anonymously next to this one, such as a Sentinel.
+     *
+     * @return the endpoint
+     */
+    public RedisEndpoint withoutCredentials() {
+        Map<String, String> tlsOnly = new LinkedHashMap<>();
+        options.forEach((k, v) -> {
+            if (TLS_OPTIONS.contains(k) || TLS_OPTION.equals(k)) {
+                tlsOnly.put(k, v);
+            }
+        });
+        return new RedisEndpoint(host, port, null, null, 0, tlsOnly, tls, null, new Last());
+    }
+
+    /**
+     * Takes the credentials of {@code options} if the URI carried none ({@link UserInfo#either}).
+     * The options' credentials (or supplier) are read now, to check them, and again at every new
+     * connection.
+     *
+     * @param lockOptions the client's options
+     * @return this endpoint if neither or only the URI has credentials; else a copy reading them from the options
+     * @throws IllegalArgumentException      if the URI and the options both carry credentials
+     * @throws io.distlock.LockException     if the options' credentials supplier fails
+     */
+    public RedisEndpoint withCredentials(LockOptions lockOptions) {
+        Objects.requireNonNull(lockOptions, "lockOptions");
+        Optional<Credentials> fromUri = password == null ? Optional.empty() : Optional.of(Credentials.of(user, password));
+        Optional<Credentials> chosen = UserInfo.either(fromUri, lockOptions, endpoint());
+        if (fromUri.isPresent() || chosen.isEmpty()) {
+            return this;
+        }
+        if (user != null) {
+            throw new IllegalArgumentException("Redis URI for " + endpoint() + " names user '" + user
+                    + "' without a password while LockOptions carry credentials: give them in one place");
+        }
+        RedisEndpoint copy = new RedisEndpoint(host, port, null, null, database, options, tls, lockOptions::credentials, new Last());
+        copy.remember(chosen.get());
+        return copy;
+    }
+
+    /**
+     * What a new connection authenticates with: the URI's credentials, or those the options give
+     * now (read on each call).
+     *
+     * @return the credentials; empty if none were given anywhere
+     * @throws io.distlock.LockException if the options' credentials supplier fails
+     */
+    public Optional<Credentials> currentCredentials() {
+        if (fromOptions == null) {
+            return password == null ? Optional.empty() : Optional.of(Credentials.of(user, password));
+        }
+        Optional<Credentials> now = fromOptions.get();
+        now.ifPresent(this::remember);
+        return now;
+    }
+
+    /** @return true if connections authenticate (the URI or the options carry credentials) */
+    public boolean hasCredentials() {
+        return password != null || fromOptions != null;
+    }
+
+    /**
+     * @return a supplier that gives {@link #currentCredentials()} each time it is called, or null
+     *         if there are no credentials at all (the connection then does not authenticate)
+     */
+    public Supplier<Optional<Credentials>> credentialsSupplier() {
+        return hasCredentials() ? this::currentCredentials : null;
+    }
+
+    private void remember(Credentials credentials) {
+        last.user = credentials.username().orElse(null);
+        char[] secret = credentials.password();
+        last.password = new String(secret);
+        java.util.Arrays.fill(secret, '\0');
     }
 
     /**
      * Parses {@code redis://[user:password@]host[:port][/db][?option=value&...]}.
      *
-     * The scheme {@code rediss} makes a {@linkplain #tls() TLS} endpoint; any other is plain.
+     * The scheme {@code rediss}, or the option {@code tls=true} with any scheme, makes a
+     * {@linkplain #tls() TLS} endpoint; otherwise it is plain. The option {@code tls} and the
+     * {@linkplain #TLS_OPTIONS TLS options} are understood whatever {@code allowed} says.
      *
      * @param uri     the connection URI (the caller was chosen by its scheme)
      * @param allowed the query options the caller understands
@@ -112,7 +218,9 @@ public final class RedisEndpoint {
      * @throws IllegalArgumentException if there is no host, the port or database is not a number in
      *                                  range, the user info has no {@code :}, an option is unknown, or
      *                                  a {@linkplain #TLS_OPTIONS TLS option} is given on a URI that is
-     *                                  not {@code rediss://}; the message never contains the password
+     *                                  neither {@code rediss://} nor {@code tls=true}, {@code tls} is
+     *                                  not {@code true}/{@code false}, or an option is given twice;
+     *                                  the message never contains the password
      */
     public static RedisEndpoint parse(URI uri, Set<String> allowed) {
         Objects.requireNonNull(uri, "uri");
@@ -147,9 +255,10 @@ public final class RedisEndpoint {
             user = emptyToNull(decode(userInfo.substring(0, colon), shown));
             password = emptyToNull(decode(userInfo.substring(colon + 1), shown));
         }
-        boolean tls = TLS_SCHEME.equalsIgnoreCase(uri.getScheme());
-        return new RedisEndpoint(host, port, user, password, database(uri.getPath(), shown),
-                options(uri, allowed, shown, tls), tls);
+        boolean rediss = TLS_SCHEME.equalsIgnoreCase(uri.getScheme());
+        Map<String, String> options = options(uri, allowed, shown, rediss);
+        boolean tls = rediss || "true".equals(options.get(TLS_OPTION));
+        return new RedisEndpoint(host, port, user, password, database(uri.getPath(), shown), options, tls, null, new Last());
     }
 
     /**
@@ -207,7 +316,7 @@ public final class RedisEndpoint {
         return Integer.parseInt(db);
     }
 
-    private static Map<String, String> options(URI uri, Set<String> allowed, String shown, boolean tls) {
+    private static Map<String, String> options(URI uri, Set<String> allowed, String shown, boolean rediss) {
         Map<String, String> options = new LinkedHashMap<>();
         String query = uri.getRawQuery();
         if (query == null || query.isEmpty()) {
@@ -216,16 +325,35 @@ public final class RedisEndpoint {
         for (String pair : query.split("&")) {
             int eq = pair.indexOf('=');
             String key = decode(eq < 0 ? pair : pair.substring(0, eq), shown);
-            if (!tls && TLS_OPTIONS.contains(key)) {
-                throw new IllegalArgumentException("Redis URI '" + shown + "' has the TLS option '" + key
-                        + "' on a plain connection; use rediss://host:port?" + key + "=... for TLS");
-            }
-            if (!allowed.contains(key)) {
+            if (!allowed.contains(key) && !TLS_OPTIONS.contains(key) && !TLS_OPTION.equals(key)) {
                 // Only the option's name is shown: its value might be a secret.
+                java.util.TreeSet<String> known = new java.util.TreeSet<>(allowed);
+                known.add(TLS_OPTION);
+                known.addAll(TLS_OPTIONS);
                 throw new IllegalArgumentException("Redis URI '" + shown + "' has unknown option '" + key
-                        + "'; known options: " + new java.util.TreeSet<>(allowed));
+                        + "'; known options: " + known);
+            }
+            if (options.containsKey(key)) {
+                throw new IllegalArgumentException("Redis URI '" + shown + "' gives option '" + key + "' twice");
             }
             options.put(key, eq < 0 ? "" : decode(pair.substring(eq + 1), shown));
+        }
+        String tlsValue = options.get(TLS_OPTION);
+        if (tlsValue != null && !tlsValue.equals("true") && !tlsValue.equals("false")) {
+            throw new IllegalArgumentException("Redis URI '" + shown + "' has tls='" + tlsValue + "'; expected tls=true or tls=false");
+        }
+        if (rediss && "false".equals(tlsValue)) {
+            throw new IllegalArgumentException("Redis URI '" + shown + "' is rediss:// (TLS) but says tls=false; use redis://"
+                    + " for a plain connection");
+        }
+        if (!rediss && !"true".equals(tlsValue)) {
+            for (String key : options.keySet()) {
+                if (TLS_OPTIONS.contains(key)) {
+                    throw new IllegalArgumentException("Redis URI '" + shown + "' has the TLS option '" + key
+                            + "' on a plain connection; add tls=true (" + uri.getScheme() + "://host:port?tls=true&" + key
+                            + "=...), or use rediss://host:port?" + key + "=... for a single server");
+                }
+            }
         }
         return options;
     }
@@ -240,17 +368,26 @@ public final class RedisEndpoint {
         return port;
     }
 
-    /** @return the ACL user, or null for the default user */
+    /**
+     * @return the ACL user of the URI, or the one the options' credentials gave last; null for the
+     *         default user
+     */
     public String user() {
-        return user;
+        return fromOptions == null ? user : last.user;
     }
 
-    /** @return the password, or null; never put it in a message */
+    /**
+     * @return the password of the URI, or the one the options' credentials gave last; null for none.
+     *         Never put it in a message: it is for redaction
+     */
     public String password() {
-        return password;
+        return fromOptions == null ? password : last.password;
     }
 
-    /** @return true for a {@code rediss://} endpoint: connections speak TLS and verify the server's name */
+    /**
+     * @return true for a {@code rediss://} or {@code ?tls=true} endpoint: connections speak TLS and
+     *         verify the server's name
+     */
     public boolean tls() {
         return tls;
     }
@@ -312,7 +449,8 @@ public final class RedisEndpoint {
             return null;
         }
         String out = text;
-        for (String secret : new String[] {password, options.get("trustStorePassword"), options.get("keyStorePassword")}) {
+        for (String secret : new String[] {password, last.password, options.get("trustStorePassword"),
+                options.get("keyStorePassword")}) {
             if (secret != null && !secret.isEmpty()) {
                 out = out.replace(secret, "***");
             }

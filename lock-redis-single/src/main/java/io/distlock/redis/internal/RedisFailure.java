@@ -1,6 +1,9 @@
 package io.distlock.redis.internal;
 
+import io.distlock.AccessDeniedException;
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
 import io.distlock.LockException;
 
 import java.net.SocketTimeoutException;
@@ -11,14 +14,19 @@ import java.util.Collections;
 import java.util.Deque;
 import java.util.IdentityHashMap;
 import java.util.NoSuchElementException;
+import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 
 import javax.net.ssl.SSLHandshakeException;
 
+import redis.clients.jedis.DefaultRedisCredentials;
+import redis.clients.jedis.RedisCredentials;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisBusyException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
@@ -28,7 +36,9 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * <em>suppressed</em> exception of a {@link JedisConnectionException} whose cause is null) — never
  * by Jedis's wording, so that a driver upgrade that changes it breaks {@code RedisFailureTest}, not
  * the lock's behaviour. The only text read is a server error reply's first word ({@code LOADING},
- * {@code READONLY}, ...): the error code the Redis protocol puts there, which Jedis has no type for.
+ * {@code READONLY}, {@code NOPERM}, ...): the error code the Redis protocol puts there, which Jedis has
+ * no type for — and, as one exception, the server's words for an ACL refusal inside a script, which
+ * Redis 7.0 reports with the code {@code ERR}.
  */
 public enum RedisFailure {
 
@@ -55,8 +65,22 @@ public enum RedisFailure {
      */
     SERVER_UNAVAILABLE(true),
 
-    /** The server refused the credentials or the command's permission ({@code WRONGPASS}, {@code NOAUTH}, {@code NOPERM}). */
-    CREDENTIALS_REFUSED(false),
+    /**
+     * The server did not accept who the client is: a wrong password or unknown user
+     * ({@code WRONGPASS}), or no credentials where it requires them ({@code NOAUTH}); or, on a TLS
+     * endpoint, the handshake failed (the server's certificate is not trusted or names another host,
+     * or the server refused the client's). Retrying cannot help.
+     */
+    AUTHENTICATION_REFUSED(false),
+
+    /**
+     * The server knows the user, and the user has no right to this command, key or channel
+     * ({@code NOPERM}, an ACL refusal). Nothing was run.
+     */
+    ACCESS_DENIED(false),
+
+    /** The credentials supplier of {@link io.distlock.LockOptions} failed: nothing was sent. */
+    CREDENTIALS_UNAVAILABLE(false),
 
     /** The server lost a script ({@code NOSCRIPT}): send it again as {@code EVAL}. */
     NO_SCRIPT(false),
@@ -84,6 +108,59 @@ public enum RedisFailure {
             super(message, null, false, false); // no stack trace: it is an expected state, thrown often
         }
     }
+
+    /**
+     * The failure of a {@linkplain io.distlock.LockOptions#credentials() credentials supplier}
+     * while Jedis opened a connection: a {@link JedisException} so that Jedis closes the socket it
+     * opened, carrying the {@link LockException} that {@link #translate} throws.
+     */
+    static final class CredentialsUnavailable extends JedisException {
+        private static final long serialVersionUID = 1L;
+
+        CredentialsUnavailable(LockException cause) {
+            super(cause.getMessage(), cause);
+        }
+
+        LockException lockException() {
+            return (LockException) getCause();
+        }
+    }
+
+    /**
+     * The credentials a new connection authenticates with, read from {@code source} at each call
+     * (that is, at each connect and reconnect): a rotated secret is used from the next connection on.
+     *
+     * @param source the endpoint's credentials ({@link RedisEndpoint#credentialsSupplier()})
+     * @return the provider for Jedis's client configuration
+     */
+    static Supplier<RedisCredentials> credentialsProvider(Supplier<Optional<Credentials>> source) {
+        return new Supplier<>() {
+            @Override
+            public RedisCredentials get() {
+                Optional<Credentials> credentials;
+                try {
+                    credentials = source.get();
+                } catch (LockException e) {
+                    throw new CredentialsUnavailable(e);
+                }
+                if (credentials.isEmpty()) {
+                    throw new CredentialsUnavailable(new LockException("the credentials supplier gave no credentials"));
+                }
+                return new DefaultRedisCredentials(credentials.get().username().orElse(null), credentials.get().password());
+            }
+
+            @Override
+            public String toString() {
+                return "RedisCredentialsProvider[***]";
+            }
+        };
+    }
+
+    /** The words of Redis 7's error for an ACL refusal inside a script ("... can't access ...", "... can't publish ..."). */
+    private static final String SCRIPT_ACL_REFUSAL = "The user executing the script can't";
+
+    /** The words of Redis's error for {@code AUTH <password>} when the default user has no password. */
+    private static final String AUTH_WITHOUT_PASSWORD = "called without any password configured";
 
     private final boolean outcomeUnknown;
 
@@ -120,6 +197,16 @@ public enum RedisFailure {
         if (e instanceof IllegalStateException) {
             return CLOSED; // our own checkOpen, or commons-pool's "Pool not open"
         }
+        if (contains(e, CredentialsUnavailable.class)) {
+            return CREDENTIALS_UNAVAILABLE;
+        }
+        if (contains(e, CertificateException.class) || (contains(e, SSLHandshakeException.class)
+                && !contains(e, java.io.EOFException.class) && !contains(e, java.net.SocketException.class)
+                && !contains(e, SocketTimeoutException.class))) {
+            // Before TIMEOUT and CONNECTION_LOST: Jedis wraps it in a JedisConnectionException. A
+            // handshake cut short by the peer going away (end of stream, reset) is a lost connection.
+            return AUTHENTICATION_REFUSED;
+        }
         if (contains(e, SocketTimeoutException.class)) {
             return TIMEOUT; // before CONNECTION_LOST: a timeout is wrapped in a JedisConnectionException too
         }
@@ -129,8 +216,9 @@ public enum RedisFailure {
         if (contains(e, NoSuchElementException.class)) {
             return POOL_EXHAUSTED; // commons-pool's "Timeout waiting for idle object"
         }
-        if (contains(e, JedisAccessControlException.class)) {
-            return CREDENTIALS_REFUSED;
+        JedisAccessControlException refused = find(e, JedisAccessControlException.class);
+        if (refused != null) {
+            return "NOPERM".equals(errorCode(refused)) ? ACCESS_DENIED : AUTHENTICATION_REFUSED;
         }
         if (contains(e, JedisBusyException.class)) {
             return SERVER_UNAVAILABLE;
@@ -142,6 +230,15 @@ public enum RedisFailure {
         if (reply != null) {
             return switch (errorCode(reply)) {
                 case "NOSCRIPT" -> NO_SCRIPT; // a pipelined reply Jedis did not type
+                case "NOPERM" -> ACCESS_DENIED; // a script's redis.call refused by the ACL keeps the code (Redis 7)
+                case "WRONGPASS", "NOAUTH" -> AUTHENTICATION_REFUSED;
+                // Redis 7.0 reports an ACL refusal of a call inside a script (a key or channel the script
+                // names itself) as a script error with code ERR; the server's own words are all there is.
+                // So is AUTH with a password to a server whose default user has none ("ERR AUTH <password>
+                // called without any password configured for the default user"): credentials refused.
+                case "ERR" -> String.valueOf(reply.getMessage()).contains(SCRIPT_ACL_REFUSAL) ? ACCESS_DENIED
+                        : String.valueOf(reply.getMessage()).contains(AUTH_WITHOUT_PASSWORD) ? AUTHENTICATION_REFUSED
+                        : SERVER_ERROR;
                 case "LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN", "NOREPLICAS" -> SERVER_UNAVAILABLE;
                 default -> SERVER_ERROR;
             };
@@ -186,8 +283,10 @@ public enum RedisFailure {
 
     /**
      * Maps a failure to the contract's exceptions, by its kind: no definite answer is a
-     * {@link BackendUnavailableException}; a server's refusal a {@link LockException}; a closed
-     * node an {@link IllegalStateException}. Names the endpoint, never the password (a failure
+     * {@link BackendUnavailableException}; refused credentials or a failed TLS handshake an
+     * {@link AuthenticationException}; an ACL refusal ({@code NOPERM}) an
+     * {@link AccessDeniedException} naming the user and the operation; any other refusal by the
+     * server a {@link LockException}; a closed node an {@link IllegalStateException}. Names the endpoint, never the password (a failure
      * whose message shows it is not kept as the cause).
      *
      * @param e                the failure
@@ -201,14 +300,16 @@ public enum RedisFailure {
                                       Duration operationTimeout) {
         Throwable cause = mentionsPassword(e, endpoint) ? null : e;
         String detail = endpoint.redact(describe(e));
-        if (endpoint.tls() && (contains(e, SSLHandshakeException.class) || contains(e, CertificateException.class))) {
+        RedisFailure kind = of(e);
+        if (kind == AUTHENTICATION_REFUSED && (contains(e, SSLHandshakeException.class) || contains(e, CertificateException.class))
+                && find(e, JedisAccessControlException.class) == null) {
             // Retrying will not help: a certificate is not trusted, not for this host, or missing.
-            return new LockException("Redis at " + endpoint + " failed the TLS handshake (" + operation
-                    + "): its certificate is not trusted by the trustStore (or the JVM's default trust) or does not"
-                    + " name host " + endpoint.host() + ", or it wants a client certificate (keyStore) it did not get: "
-                    + detail, cause);
+            return new AuthenticationException(endpoint.endpoint(), "Redis at " + endpoint + " failed the TLS handshake ("
+                    + operation + "): its certificate is not trusted by the trustStore (or the JVM's default trust) or"
+                    + " does not name host " + endpoint.host() + ", or it wants a client certificate (keyStore) it did"
+                    + " not get: " + detail, cause);
         }
-        return switch (of(e)) {
+        return switch (kind) {
             case TIMEOUT, CONNECTION_LOST, UNEXPECTED -> new BackendUnavailableException(endpoint.endpoint(), "Redis at "
                     + endpoint + " did not answer (" + operation + "; connect timeout " + connectTimeout.toMillis()
                     + " ms, operation timeout " + operationTimeout.toMillis() + " ms): " + detail, cause);
@@ -219,17 +320,27 @@ public enum RedisFailure {
                     + "; raise the URI option poolSize)", cause);
             case SERVER_UNAVAILABLE -> new BackendUnavailableException(endpoint.endpoint(), "Redis at " + endpoint
                     + " is not serving now (" + operation + "): " + detail, cause);
-            case CREDENTIALS_REFUSED -> endpoint.password() == null
-                    ? new LockException("Redis at " + endpoint + " requires a password (" + operation
-                    + "); put it in the URI: redis://[user]:password@" + endpoint + ": " + detail, cause)
-                    : new LockException("Redis at " + endpoint + " refused the credentials"
-                    + (endpoint.user() != null ? " of user '" + endpoint.user() + "'" : "") + " (" + operation + "): "
-                    + detail, cause);
+            case AUTHENTICATION_REFUSED -> !endpoint.hasCredentials()
+                    ? new AuthenticationException(endpoint.endpoint(), "Redis at " + endpoint + " requires a password ("
+                    + operation + "); put it in the URI (redis://[user]:password@" + endpoint
+                    + ") or in LockOptions.credentials: " + detail, cause)
+                    : new AuthenticationException(endpoint.endpoint(), "Redis at " + endpoint + " refused the credentials"
+                    + userPart(endpoint) + " (" + operation + "): " + detail, cause);
+            case ACCESS_DENIED -> new AccessDeniedException(endpoint.endpoint(), "Redis at " + endpoint + " denied "
+                    + (endpoint.user() != null ? "user '" + endpoint.user() + "'" : "the default user") + " the right to "
+                    + operation + " (an ACL refusal; the user needs the keys distlock:*, the channels distlock:* and the"
+                    + " commands the backend sends, see its README): " + detail, cause);
+            case CREDENTIALS_UNAVAILABLE -> e instanceof CredentialsUnavailable c ? c.lockException()
+                    : find(e, CredentialsUnavailable.class).lockException();
             case CLOSED -> new IllegalStateException("the Redis connection to " + endpoint + " is closed (" + operation + ")",
                     cause);
             case NO_SCRIPT, SERVER_ERROR -> new LockException("Redis at " + endpoint + " failed to " + operation + ": "
                     + detail, cause);
         };
+    }
+
+    private static String userPart(RedisEndpoint endpoint) {
+        return endpoint.user() != null ? " of user '" + endpoint.user() + "'" : " (password only, user default)";
     }
 
     private static Throwable rootCause(Throwable e) {

@@ -28,8 +28,10 @@ import redis.clients.jedis.exceptions.JedisException;
  *
  * <p><b>Failures</b>, in every method: {@link BackendUnavailableException} (naming
  * {@code host:port}) when the server cannot be reached or does not answer within the timeouts;
- * {@link LockException} with the server's message when it answers with an error (a key of the
- * wrong type, an ACL refusal, bad credentials). No message contains the password.
+ * {@link io.distlock.AuthenticationException} when it refuses the credentials or the TLS handshake
+ * fails; {@link io.distlock.AccessDeniedException} when the ACL refuses the user a key, channel or
+ * command; {@link LockException} with the server's message when it answers with another error (a
+ * key of the wrong type). No message contains the password.
  *
  * <p>Thread-safe. Each operation is one round trip on a pooled connection ({@code EVALSHA}; a
  * {@code SCRIPT LOAD} only after {@code NOSCRIPT}). A connection found broken (the server
@@ -82,8 +84,8 @@ public final class RedisNode implements AutoCloseable {
     // ssl(boolean) and sslSocketFactory are deprecated in Jedis 8 in favour of SslOptions; they are
     // used here because their behaviour (host-name verification on by default) is the measured one.
     @SuppressWarnings("deprecation")
-    private RedisNode(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout, int poolSize,
-                      boolean fanOut) {
+    private RedisNode(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout, Duration handshakeTimeout,
+                      int poolSize, boolean fanOut) {
         this.endpoint = endpoint;
         this.reconnector = fanOut ? new Reconnector(this) : null;
         this.connectTimeout = connectTimeout;
@@ -91,11 +93,13 @@ public final class RedisNode implements AutoCloseable {
         DefaultJedisClientConfig.Builder config = DefaultJedisClientConfig.builder()
                 .connectionTimeoutMillis(millis(connectTimeout))
                 .socketTimeoutMillis(millis(operationTimeout))
-                .user(endpoint.user())
-                .password(endpoint.password())
                 .database(endpoint.database())
                 .autoNegotiateProtocol(false) // the server default, RESP2: no HELLO round trip per connection
                 .clientSetInfoConfig(ClientSetInfoConfig.DISABLED); // no CLIENT SETINFO round trips either
+        if (endpoint.hasCredentials()) {
+            // Read at each new connection (a pool's, the subscriber's, a reconnect): a rotated secret works.
+            config.credentialsProvider(RedisFailure.credentialsProvider(endpoint.credentialsSupplier()));
+        }
         if (endpoint.tls()) {
             // No sslParameters: Jedis then verifies the host name itself (HTTPS endpoint identification).
             config.ssl(true);
@@ -118,7 +122,7 @@ public final class RedisNode implements AutoCloseable {
         poolConfig.setJmxEnabled(false);
         // Connections that can be flushed without a read, for the split form (send, then read later).
         this.pool = new ConnectionPool(new FlushableConnection.Factory(new HostAndPort(endpoint.host(), endpoint.port()),
-                this.config), poolConfig);
+                this.config, millis(handshakeTimeout)), poolConfig);
     }
 
     /**
@@ -135,7 +139,8 @@ public final class RedisNode implements AutoCloseable {
     public static RedisNode connect(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
                                     int poolSize) {
         Objects.requireNonNull(endpoint, "endpoint");
-        RedisNode node = new RedisNode(endpoint, connectTimeout, operationTimeout, poolSize, false);
+        RedisNode node = new RedisNode(endpoint, connectTimeout, operationTimeout, handshake(connectTimeout, operationTimeout),
+                poolSize, false);
         try {
             node.withConnection("connect", Jedis::ping);
             return node;
@@ -157,7 +162,8 @@ public final class RedisNode implements AutoCloseable {
      */
     public static RedisNode open(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
                                  int poolSize) {
-        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout, poolSize, false);
+        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout,
+                handshake(connectTimeout, operationTimeout), poolSize, false);
     }
 
     /**
@@ -175,7 +181,30 @@ public final class RedisNode implements AutoCloseable {
      */
     public static RedisNode openForFanOut(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
                                           int poolSize) {
-        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout, poolSize, true);
+        return openForFanOut(endpoint, connectTimeout, operationTimeout, handshake(connectTimeout, operationTimeout), poolSize);
+    }
+
+    /**
+     * {@link #openForFanOut(RedisEndpoint, Duration, Duration, int)} with its own bound on a TLS
+     * handshake: a fan-out's per-node timeout is too short for a JVM's first handshakes, which are
+     * part of connecting, not of an operation.
+     *
+     * @param endpoint         the server
+     * @param connectTimeout   bound on establishing the TCP connection
+     * @param operationTimeout bound on each reply, unless a call gives its own deadline
+     * @param handshakeTimeout bound on a TLS handshake (at least the two others are allowed anyway)
+     * @param poolSize         most connections held at once
+     * @return the node
+     */
+    public static RedisNode openForFanOut(RedisEndpoint endpoint, Duration connectTimeout, Duration operationTimeout,
+                                          Duration handshakeTimeout, int poolSize) {
+        return new RedisNode(Objects.requireNonNull(endpoint, "endpoint"), connectTimeout, operationTimeout,
+                handshake(handshakeTimeout, operationTimeout), poolSize, true);
+    }
+
+    /** A TLS handshake's bound: the longer of the two (Jedis alone would give it the read timeout). */
+    private static Duration handshake(Duration connectTimeout, Duration operationTimeout) {
+        return connectTimeout.compareTo(operationTimeout) >= 0 ? connectTimeout : operationTimeout;
     }
 
     /**
@@ -541,8 +570,15 @@ public final class RedisNode implements AutoCloseable {
         return "RedisNode[" + endpoint + (closed ? ", closed" : "") + "]";
     }
 
-    /** See {@link RedisFailure#translate}. */
-    RuntimeException translate(String operation, RuntimeException e) {
+    /**
+     * Maps a Jedis failure met on this node, or an error reply read from a pipeline, to the
+     * contract's exceptions ({@link RedisFailure#translate}: the one place that decides).
+     *
+     * @param operation what was being done, for the message (no secrets)
+     * @param e         the failure or error reply
+     * @return the exception to throw
+     */
+    public RuntimeException translate(String operation, RuntimeException e) {
         return RedisFailure.translate(e, endpoint, operation, connectTimeout, operationTimeout);
     }
 

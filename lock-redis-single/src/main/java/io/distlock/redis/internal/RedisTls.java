@@ -7,7 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The TLS settings of a {@code rediss://} endpoint, from its query options:
+ * The TLS settings of a {@code rediss://} (or {@code ...?tls=true}) endpoint, from its query options:
  * {@code trustStore} (the certificates to trust; without it the JVM's default trust, that is the
  * {@code javax.net.ssl.trustStore*} system properties or the JDK's CA certificates),
  * {@code trustStoreType} ({@code PKCS12}, the default, or {@code JKS}), {@code trustStorePassword},

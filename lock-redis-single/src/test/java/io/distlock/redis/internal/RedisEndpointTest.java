@@ -99,6 +99,44 @@ class RedisEndpointTest {
     }
 
     @Test
+    void tlsTrueTurnsTlsOnForAnySchemeAndAllowsTheStoreOptions() {
+        assertThat(parse("redis://127.0.0.1:7000").tls()).isFalse();
+        assertThat(parse("redis://127.0.0.1:7000?tls=false").tls()).isFalse();
+        assertThat(parse("rediss://127.0.0.1:7000").tls()).isTrue();
+        RedisEndpoint e = RedisEndpoint.parse(URI.create("redlock://127.0.0.1:7000?tls=true&trustStore=/x&trustStorePassword="
+                + SECRET), java.util.Set.of("nodeTimeout"));
+        assertThat(e.tls()).isTrue();
+        assertThat(e.option("trustStore")).isEqualTo("/x");
+        assertThat(e.redact("store pw " + SECRET)).isEqualTo("store pw ***");
+        assertThatThrownBy(() -> parse("redis://127.0.0.1:7000?trustStorePassword=" + SECRET))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("add tls=true")
+                .satisfies(x -> assertThat(x.getMessage()).doesNotContain(SECRET));
+        assertThatThrownBy(() -> parse("redis://127.0.0.1:7000?tls=1")).hasMessageContaining("tls=true or tls=false");
+        assertThatThrownBy(() -> parse("rediss://127.0.0.1:7000?tls=false")).hasMessageContaining("tls=false");
+        assertThatThrownBy(() -> parse("redis://127.0.0.1:7000?poolSize=2&poolSize=3")).hasMessageContaining("twice");
+    }
+
+    @Test
+    void credentialsComeFromTheUriOrTheOptionsNeverBoth() {
+        io.distlock.LockOptions withCredentials = io.distlock.LockOptions.builder()
+                .credentials(io.distlock.Credentials.of("bob", SECRET)).build();
+        RedisEndpoint fromOptions = parse("redis://127.0.0.1:7000").withCredentials(withCredentials);
+        assertThat(fromOptions.hasCredentials()).isTrue();
+        assertThat(fromOptions.user()).isEqualTo("bob");
+        assertThat(fromOptions.currentCredentials().orElseThrow().username()).contains("bob");
+        assertThat(fromOptions.redact("echo " + SECRET)).isEqualTo("echo ***");
+        assertThat(fromOptions.withAddress("10.0.0.9", 7001).currentCredentials()).isPresent();
+        assertThat(fromOptions.withoutCredentials().hasCredentials()).isFalse();
+
+        RedisEndpoint fromUri = parse("redis://alice:" + SECRET + "@127.0.0.1:7000").withCredentials(io.distlock.LockOptions.defaults());
+        assertThat(fromUri.currentCredentials().orElseThrow().username()).contains("alice");
+        assertThat(parse("redis://127.0.0.1:7000").withCredentials(io.distlock.LockOptions.defaults()).hasCredentials()).isFalse();
+        assertThatThrownBy(() -> parse("redis://alice:" + SECRET + "@127.0.0.1:7000").withCredentials(withCredentials))
+                .isInstanceOf(IllegalArgumentException.class)
+                .satisfies(x -> assertThat(x.getMessage()).doesNotContain(SECRET));
+    }
+
+    @Test
     void leaseTimesRoundUpToWholeMilliseconds() {
         assertThat(RedisLockDriver.millis(Duration.ofMillis(10))).isEqualTo(10);
         assertThat(RedisLockDriver.millis(Duration.ofNanos(10_000_001))).isEqualTo(11);

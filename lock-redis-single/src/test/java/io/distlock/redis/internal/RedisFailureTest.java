@@ -190,13 +190,37 @@ class RedisFailureTest {
     }
 
     @Test
-    void refusedCredentialsAreCredentialsRefused() {
+    void refusedCredentialsAreAnAuthenticationRefusal() {
         try (RedisServer secured = RedisServer.builder().password("right").start()) {
             Jedis noPassword = jedis(secured.port());
-            assertThat(RedisFailure.of(thrown(noPassword::ping))).as("NOAUTH").isEqualTo(RedisFailure.CREDENTIALS_REFUSED);
+            assertThat(RedisFailure.of(thrown(noPassword::ping))).as("NOAUTH").isEqualTo(RedisFailure.AUTHENTICATION_REFUSED);
             Jedis wrong = jedis(secured.port());
             assertThat(RedisFailure.of(thrown(() -> wrong.auth("wrong")))).as("WRONGPASS")
-                    .isEqualTo(RedisFailure.CREDENTIALS_REFUSED);
+                    .isEqualTo(RedisFailure.AUTHENTICATION_REFUSED);
+            assertThat(RedisFailure.AUTHENTICATION_REFUSED.outcomeUnknown()).isFalse();
+        }
+    }
+
+    @Test
+    void anAclRefusalIsAccessDeniedDirectPipelinedAndFromAScript() {
+        try (RedisServer secured = RedisServer.builder().aclUser("other", "pw-other", "~other:*", "+@all").start()) {
+            Jedis other = jedis(secured.port());
+            other.auth("other", "pw-other");
+            assertThat(RedisFailure.of(thrown(() -> other.set("distlock:{x}", "v")))).as("a key outside ~other:*")
+                    .isEqualTo(RedisFailure.ACCESS_DENIED);
+            Response<String> reply;
+            try (Pipeline pipeline = other.pipelined()) {
+                reply = pipeline.set("distlock:{x}", "v");
+                pipeline.sync();
+            }
+            assertThat(RedisFailure.of(thrown(reply::get))).as("pipelined").isEqualTo(RedisFailure.ACCESS_DENIED);
+            assertThat(RedisFailure.of(thrown(() -> other.eval("return redis.call('SET', KEYS[1], 'v')",
+                    List.of("distlock:{x}"), List.of())))).as("a script's declared key").isEqualTo(RedisFailure.ACCESS_DENIED);
+            RuntimeException inner = thrown(() -> other.eval("return redis.call('SET', 'distlock:{y}', 'v')",
+                    List.of("other:k"), List.of()));
+            // Redis 7.0 reports a refusal inside a script as a script error (code ERR), in its own words.
+            assertThat(RedisFailure.of(inner)).as("a key only the script names").isEqualTo(RedisFailure.ACCESS_DENIED);
+            assertThat(RedisFailure.ACCESS_DENIED.outcomeUnknown()).isFalse();
         }
     }
 

@@ -2,6 +2,8 @@ package io.distlock.rediswait.internal;
 
 import io.distlock.redis.internal.RedisEndpoint;
 
+import io.distlock.LockOptions;
+
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,7 +18,8 @@ import java.util.Set;
  *   <li>a fixed primary: {@code redis-wait://[user:password@]host:port[/db][?replicas=N&waitTimeout=ms...]};</li>
  *   <li>a primary found through Sentinel:
  *       {@code redis-wait://[user:password@]sentinel:port[,sentinel:port...][/db]?master=<name>[&replicas=N...]}.
- *       With {@code master} the hosts are Sentinels (reached without credentials, no database);
+ *       With {@code master} the hosts are Sentinels (reached without credentials, no database, over
+ *       TLS like the data nodes with {@code tls=true});
  *       the user info and database are the data nodes'.</li>
  * </ul>
  *
@@ -69,13 +72,27 @@ public final class RedisWaitSettings {
      *                                  the message never shows the password
      */
     public static RedisWaitSettings parse(URI uri) {
+        return parse(uri, LockOptions.defaults());
+    }
+
+    /**
+     * @param uri     a {@code redis-wait://} URI (its scheme is not checked: the caller was chosen by it)
+     * @param options the client's options: their credentials, if the URI has none, are the data nodes'
+     * @return the settings
+     * @throws IllegalArgumentException if the URI is malformed, an option is unknown, malformed or out
+     *                                  of range, it lists several hosts without {@code master}, or the
+     *                                  URI and the options both carry credentials; the message never
+     *                                  shows the password
+     */
+    public static RedisWaitSettings parse(URI uri, LockOptions options) {
         Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(options, "options");
         String shown = RedisEndpoint.redacted(uri);
         String authority = uri.getRawAuthority();
         List<RedisEndpoint> hosts = authority != null && authority.substring(authority.lastIndexOf('@') + 1).contains(",")
                 ? RedisEndpoint.parseNodes(uri, OPTIONS)
                 : List.of(RedisEndpoint.parse(uri, OPTIONS));
-        RedisEndpoint first = hosts.get(0);
+        RedisEndpoint first = hosts.get(0).withCredentials(options);
         int replicas = first.intOption("replicas", DEFAULT_REPLICAS, 1, MAX_REPLICAS);
         int waitTimeoutMillis = first.intOption("waitTimeout", DEFAULT_WAIT_TIMEOUT_MILLIS, 1, MAX_WAIT_TIMEOUT_MILLIS);
         int poolSize = first.intOption("poolSize", 8, 1, 64);
@@ -95,8 +112,9 @@ public final class RedisWaitSettings {
         }
         List<RedisEndpoint> sentinels = new ArrayList<>();
         for (RedisEndpoint host : hosts) {
-            // The user info and database are the data nodes'; a Sentinel is asked without either.
-            RedisEndpoint sentinel = RedisEndpoint.of(host.host(), host.port(), null, null, 0);
+            // The user info and database are the data nodes'; a Sentinel is asked without either,
+            // over TLS if the data nodes are (the same trust and key stores).
+            RedisEndpoint sentinel = host.withoutCredentials();
             if (sentinels.stream().anyMatch(s -> s.endpoint().equals(sentinel.endpoint()))) {
                 throw new IllegalArgumentException("redis-wait URI '" + shown + "' lists Sentinel " + sentinel + " twice");
             }
@@ -119,7 +137,7 @@ public final class RedisWaitSettings {
         return primary;
     }
 
-    /** @return the Sentinels, without credentials; empty for the fixed form */
+    /** @return the Sentinels, without credentials (with the TLS settings); empty for the fixed form */
     public List<RedisEndpoint> sentinels() {
         return sentinels;
     }

@@ -1,5 +1,7 @@
 package io.distlock.rediswait.internal;
 
+import io.distlock.AccessDeniedException;
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
@@ -71,7 +73,9 @@ final class SentinelPrimary implements Primary {
      * @throws IllegalArgumentException    if every Sentinel answers that it does not know the master name
      * @throws BackendUnavailableException if no Sentinel answers, or none reports a node that answers
      *                                     as primary, within the connect timeout (naming the Sentinels)
-     * @throws LockException               if the primary refuses the URI's credentials
+     * @throws io.distlock.AuthenticationException if the primary refuses the credentials, or every
+     *                                              Sentinel refuses the TLS handshake
+     * @throws io.distlock.AccessDeniedException   if the primary's ACL refuses the user a command the check needs
      */
     static SentinelPrimary connect(RedisWaitSettings settings, LockOptions options, LateWrites lateWrites) {
         SentinelPrimary primary = new SentinelPrimary(settings, options, lateWrites);
@@ -152,9 +156,17 @@ final class SentinelPrimary implements Primary {
         while (true) {
             List<String> failures = new ArrayList<>();
             int[] unknown = {0};
-            Resolution found = resolveOnce(deadlineNanos, null, failures, unknown);
+            List<LockException> refusals = new ArrayList<>();
+            Resolution found = resolveOnce(deadlineNanos, null, failures, unknown, refusals);
             if (found != null) {
                 return found;
+            }
+            if (refusals.size() == sentinels.size()) {
+                // Every Sentinel refused us (its TLS certificate is not trusted, or it wants
+                // credentials): asking again until the deadline cannot help.
+                LockException first = refusals.get(0);
+                refusals.subList(1, refusals.size()).forEach(first::addSuppressed);
+                throw first;
             }
             if (unknown[0] == sentinels.size()) {
                 throw new IllegalArgumentException("no Sentinel of " + sentinels.endpoints() + " knows a master named '"
@@ -177,9 +189,11 @@ final class SentinelPrimary implements Primary {
      * @param known    the primary in use (checked in place when a Sentinel reports its address), or null
      * @param failures what each Sentinel or reported node answered that did not help, for messages
      * @param unknown  counts the Sentinels that do not know the master name
+     * @param refusals collects the Sentinels' refusals of this client (a failed TLS handshake, credentials)
      * @return the primary and the Sentinel that reported it, or null
      */
-    private Resolution resolveOnce(long deadlineNanos, Target known, List<String> failures, int[] unknown) {
+    private Resolution resolveOnce(long deadlineNanos, Target known, List<String> failures, int[] unknown,
+                                   List<LockException> refusals) {
         int n = sentinels.size();
         int first = Math.max(0, subscribedToNow());
         for (int k = 0; k < n; k++) {
@@ -193,6 +207,9 @@ final class SentinelPrimary implements Primary {
                 address = sentinels.ask(i, deadlineNanos);
             } catch (LockException e) {
                 failures.add("Sentinel " + sentinels.endpoint(i) + ": " + e.getMessage());
+                if (e instanceof AuthenticationException || e instanceof AccessDeniedException) {
+                    refusals.add(e);
+                }
                 continue;
             }
             if (address == null) {
@@ -296,7 +313,8 @@ final class SentinelPrimary implements Primary {
             List<String> failures = new ArrayList<>();
             Resolution found = null;
             try {
-                found = resolveOnce(System.nanoTime() + options.connectTimeout().toNanos(), known, failures, new int[1]);
+                found = resolveOnce(System.nanoTime() + options.connectTimeout().toNanos(), known, failures, new int[1],
+                        new ArrayList<>());
             } catch (RuntimeException e) {
                 failures.add(e.toString()); // refused credentials, a reply it could not read: tried again below
             }

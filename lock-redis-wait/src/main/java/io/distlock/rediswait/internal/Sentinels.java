@@ -14,7 +14,8 @@ import java.util.stream.Collectors;
  * The Sentinels of a {@code redis-wait://...?master=<name>} URI: asked for the primary's address
  * ({@code SENTINEL get-master-addr-by-name}), and a source of {@code +switch-master} events. One
  * connection at most per Sentinel, opened on first use and kept (re-resolution after a failover
- * must not pay a connect). A Sentinel is reached without credentials and without a database.
+ * must not pay a connect). A Sentinel is reached without credentials and without a database, over
+ * TLS with the data nodes' stores when the URI says {@code tls=true}.
  */
 final class Sentinels implements AutoCloseable {
 

@@ -1,5 +1,7 @@
 package io.distlock.redlock.internal;
 
+import io.distlock.AccessDeniedException;
+import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
@@ -85,8 +87,9 @@ public final class RedlockDriver implements LockDriver {
         List<RedlockNode> nodes = new ArrayList<>();
         for (RedisEndpoint endpoint : settings.nodes()) {
             // Connecting is part of a fan-out too, so it gets the per-node bound as well.
+            // A TLS handshake is part of connecting: bounded by the connect timeout, not the per-node one.
             nodes.add(new RedlockNode(RedisNode.openForFanOut(endpoint, settings.nodeTimeout(), settings.nodeTimeout(),
-                    settings.poolSize()), settings.restartDelay()));
+                    options.connectTimeout(), settings.poolSize()), settings.restartDelay()));
         }
         RedlockDriver driver = new RedlockDriver(settings, options, nodes);
         try {
@@ -228,7 +231,8 @@ public final class RedlockDriver implements LockDriver {
      * extended if a quorum of voting nodes extended it; lost only if so many nodes answered that
      * they no longer hold it that no quorum could have extended it; unknown otherwise (too few
      * answers either way — a renewal nobody answered is not a revocation). What a lost or unknown
-     * lease may still hold on some nodes is the engine's cleanup's to remove.
+     * lease may still hold on some nodes is the engine's cleanup's to remove. If so many nodes
+     * refused the client (credentials, ACL) that no quorum is left, that refusal is thrown.
      */
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
@@ -254,15 +258,20 @@ public final class RedlockDriver implements LockDriver {
         for (int i = 0; i < renewals.size(); i++) {
             int extended = 0;
             int gone = 0;
+            List<RuntimeException> refusals = new ArrayList<>();
             for (FanOut.Answer answer : answers) {
                 if (answer.answered() && answer.votes()) {
-                    if (Long.valueOf(1L).equals(answer.replies().values().get(i))) {
+                    Object reply = answer.replies().values().get(i);
+                    if (Long.valueOf(1L).equals(reply)) {
                         extended++;
+                    } else if (isRefusal(reply)) {
+                        refusals.add((RuntimeException) reply); // NOPERM: a refusal, not a lock it no longer holds
                     } else {
                         gone++;
                     }
                 }
             }
+            throwIfRefusedByTooMany(answers, refusals);
             if (extended >= quorum) {
                 results.add(ExtendOutcome.extended());
             } else if (answers.size() - gone < quorum) {
@@ -289,18 +298,60 @@ public final class RedlockDriver implements LockDriver {
         List<FanOut.Answer> answers = release(nodes, grant.name(), grant.ownerToken());
         int deleted = 0;
         int answered = 0;
+        List<RuntimeException> refusals = new ArrayList<>();
         for (FanOut.Answer answer : answers) {
             if (answer.answered()) {
+                Object reply = answer.replies().values().get(0);
+                if (isRefusal(reply)) {
+                    refusals.add((RuntimeException) reply); // NOPERM: nothing was deleted there, and nothing told
+                    continue;
+                }
                 answered++;
-                if (Long.valueOf(1L).equals(answer.replies().values().get(0))) {
+                if (Long.valueOf(1L).equals(reply)) {
                     deleted++;
                 }
             }
         }
+        throwIfRefusedByTooMany(answers, refusals);
         if (answered < quorum) {
             throw FanOut.tooFewNodes(answers, quorum, "release '" + grant.name() + "'");
         }
         return deleted >= quorum;
+    }
+
+    /** @return true if a call's reply is the server's refusal of this client (credentials, ACL) */
+    private static boolean isRefusal(Object reply) {
+        return reply instanceof AuthenticationException || reply instanceof AccessDeniedException;
+    }
+
+    /**
+     * A node that refused this client — its credentials ({@link AuthenticationException}) or the
+     * user's rights ({@link AccessDeniedException}) — gave a definite answer, not none: if so many
+     * nodes refused that no quorum is left, the refusal is what happened, not an outage.
+     *
+     * @throws LockException the first refusal, the others suppressed in it
+     */
+    private void throwIfRefusedByTooMany(List<FanOut.Answer> answers) {
+        throwIfRefusedByTooMany(answers, List.of());
+    }
+
+    /**
+     * {@link #throwIfRefusedByTooMany(List)}, counting also the nodes that answered this call with a
+     * refusal ({@code NOPERM} on the script's key).
+     */
+    private void throwIfRefusedByTooMany(List<FanOut.Answer> answers, List<RuntimeException> callRefusals) {
+        List<RuntimeException> refusals = new ArrayList<>(callRefusals);
+        for (FanOut.Answer answer : answers) {
+            if (!answer.answered() && (answer.failure() instanceof AuthenticationException
+                    || answer.failure() instanceof AccessDeniedException)) {
+                refusals.add(answer.failure());
+            }
+        }
+        if (!refusals.isEmpty() && answers.size() - refusals.size() < quorum) {
+            RuntimeException first = refusals.get(0);
+            refusals.subList(1, refusals.size()).forEach(first::addSuppressed);
+            throw first;
+        }
     }
 
     /**

@@ -2,6 +2,8 @@ package io.distlock.redlock.internal;
 
 import io.distlock.redis.internal.RedisEndpoint;
 
+import io.distlock.LockOptions;
+
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashSet;
@@ -58,7 +60,21 @@ public record RedlockSettings(List<RedisEndpoint> nodes, Duration nodeTimeout, D
      * @throws IllegalArgumentException if the URI is malformed or breaks a rule of the class comment
      */
     public static RedlockSettings parse(URI uri) {
-        List<RedisEndpoint> nodes = RedisEndpoint.parseNodes(uri, OPTIONS);
+        return parse(uri, LockOptions.defaults());
+    }
+
+    /**
+     * @param uri     a {@code redlock://} URI
+     * @param options the client's options: their credentials, if the URI has none, are every node's
+     * @return the settings
+     * @throws IllegalArgumentException if the URI is malformed or breaks a rule of the class comment,
+     *                                  or the URI and the options both carry credentials
+     */
+    public static RedlockSettings parse(URI uri, LockOptions options) {
+        List<RedisEndpoint> nodes = new java.util.ArrayList<>();
+        for (RedisEndpoint node : RedisEndpoint.parseNodes(uri, OPTIONS)) {
+            nodes.add(node.withCredentials(options));
+        }
         if (nodes.size() < MIN_NODES) {
             throw new IllegalArgumentException("redlock needs at least " + MIN_NODES + " independent Redis nodes, the URI lists "
                     + nodes.size() + " (" + nodes + "): with one node use redis://; two nodes need both for a quorum,"

@@ -161,7 +161,15 @@ public final class TairLockDriver implements LockDriver {
             c.sendCommand(Command.INCR, LockScripts.fenceKey(name));
             c.sendCommand(Command.PTTL, key);
             c.sendCommand(Command.EXEC);
-            return c.getMany(5).get(4);
+            List<Object> all = c.getMany(5);
+            for (Object reply : all) {
+                // A command the ACL refuses is refused when queued, and EXEC then aborts: the refusal
+                // (NOPERM) is the answer, not EXECABORT.
+                if (reply instanceof JedisDataException e && refusal(e)) {
+                    throw e;
+                }
+            }
+            return all.get(4);
         });
         if (!(exec instanceof List<?> replies) || replies.size() != 3) {
             throw new LockException("Tair at " + node.endpoint() + " failed to acquire '" + name + "': "
@@ -300,7 +308,8 @@ public final class TairLockDriver implements LockDriver {
                 for (int i = 0; i < replies.size(); i++) {
                     Object reply = replies.get(i);
                     if (reply instanceof JedisDataException e && !isWrongType(e)) {
-                        throw new LockException("Tair at " + node.endpoint() + " failed to renew a lease: " + e.getMessage());
+                        throw refusal(e) ? node.translate("renew " + renewals.size() + " leases", e)
+                                : new LockException("Tair at " + node.endpoint() + " failed to renew a lease: " + e.getMessage());
                     }
                     boolean extended = reply instanceof Long value && value == 1L;
                     settle(chunk.get(i).grant().ownerToken(), chunkHolds[i], extended, now, leases[i]);
@@ -376,7 +385,8 @@ public final class TairLockDriver implements LockDriver {
 
     private boolean deleted(Object cadReply, String name) {
         if (cadReply instanceof JedisDataException e && !isWrongType(e)) {
-            throw new LockException("Tair at " + node.endpoint() + " failed to release '" + name + "': " + e.getMessage());
+            throw refusal(e) ? node.translate("release '" + name + "'", e)
+                    : new LockException("Tair at " + node.endpoint() + " failed to release '" + name + "': " + e.getMessage());
         }
         return cadReply instanceof Long value && value == 1L;
     }
@@ -504,6 +514,12 @@ public final class TairLockDriver implements LockDriver {
             }
         }
         strays.killed(kill); // a refused kill is not retried: it would be refused again
+    }
+
+    /** An ACL or authentication refusal: reported as such ({@link RedisNode#translate}), never as another error. */
+    private static boolean refusal(JedisDataException e) {
+        RedisFailure kind = RedisFailure.of(e);
+        return kind == RedisFailure.ACCESS_DENIED || kind == RedisFailure.AUTHENTICATION_REFUSED;
     }
 
     private static boolean isWrongType(JedisDataException e) {
