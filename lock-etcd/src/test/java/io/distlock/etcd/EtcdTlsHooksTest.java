@@ -18,7 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * {@link EtcdTlsVerification}'s security hook does what it tells the TCK: the wrong password and the
+ * {@link EtcdTlsTckTest}'s security hook does what it tells the TCK: the wrong password and the
  * untrusted server are refused as authentication failures, the outsider is denied access, and its
  * tampering leaves the holder's lease and key as they were.
  */
@@ -26,18 +26,18 @@ class EtcdTlsHooksTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);
     private static Security security;
-    private static EtcdTlsVerification verification;
+    private static EtcdTlsTckTest verification;
 
     @BeforeAll
     static void start() {
-        EtcdTlsVerification.startServer();
-        verification = new EtcdTlsVerification();
+        EtcdTlsTckTest.startServer();
+        verification = new EtcdTlsTckTest();
         security = verification.security().orElseThrow();
     }
 
     @AfterAll
     static void stop() {
-        EtcdTlsVerification.stopServer();
+        EtcdTlsTckTest.stopServer();
     }
 
     /** @return what opening a client and acquiring once threw */

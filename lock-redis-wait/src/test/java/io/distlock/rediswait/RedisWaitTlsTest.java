@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code redis-wait://} over TLS, both forms — the fixed primary and the Sentinels — on the TLS
- * replica set of {@link RedisWaitTlsVerification}, with credentials from {@link LockOptions}.
+ * replica set of {@link RedisWaitTlsTckTest}, with credentials from {@link LockOptions}.
  */
 class RedisWaitTlsTest {
 
@@ -28,28 +28,28 @@ class RedisWaitTlsTest {
 
     @BeforeAll
     static void start() {
-        RedisWaitTlsVerification.startServers();
+        RedisWaitTlsTckTest.startServers();
     }
 
     @AfterAll
     static void stop() {
-        RedisWaitTlsVerification.stopServers();
+        RedisWaitTlsTckTest.stopServers();
     }
 
     private static LockOptions locker() {
-        return LockOptions.builder().credentials(Credentials.of("locker", RedisWaitTlsVerification.SECRET)).build();
+        return LockOptions.builder().credentials(Credentials.of("locker", RedisWaitTlsTckTest.SECRET)).build();
     }
 
     @Test
     void theFixedPrimaryFormSpeaksTlsWithCredentialsFromTheOptions() {
-        RedisReplicaSet set = RedisWaitTlsVerification.set();
+        RedisReplicaSet set = RedisWaitTlsTckTest.set();
         String uri = "redis-wait://" + set.primaryEndpoint() + "?replicas=2"
-                + RedisWaitTlsVerification.tlsQuery(TestCertificates.shared());
+                + RedisWaitTlsTckTest.tlsQuery(TestCertificates.shared());
         try (LockClient client = Locks.connect(uri, locker())) {
             Lease lease = client.lock("fixed-tls").tryAcquire(LEASE).orElseThrow();
             assertThat(set.call(set.primaryIndex(), "EXISTS", "distlock:{fixed-tls}")).isEqualTo(1L);
             lease.release();
-            assertThat(client.toString()).doesNotContain(RedisWaitTlsVerification.SECRET);
+            assertThat(client.toString()).doesNotContain(RedisWaitTlsTckTest.SECRET);
         }
     }
 
@@ -58,11 +58,11 @@ class RedisWaitTlsTest {
         AtomicInteger reads = new AtomicInteger();
         LockOptions options = LockOptions.builder().credentials(() -> {
             reads.incrementAndGet();
-            return Credentials.of("locker", RedisWaitTlsVerification.SECRET);
+            return Credentials.of("locker", RedisWaitTlsTckTest.SECRET);
         }).build();
-        RedisReplicaSet set = RedisWaitTlsVerification.set();
+        RedisReplicaSet set = RedisWaitTlsTckTest.set();
         String uri = "redis-wait://" + String.join(",", set.sentinelEndpoints()) + "?master=" + RedisReplicaSet.MASTER_NAME
-                + RedisWaitTlsVerification.tlsQuery(TestCertificates.shared());
+                + RedisWaitTlsTckTest.tlsQuery(TestCertificates.shared());
         try (LockClient client = Locks.connect(uri, options)) {
             client.lock("sentinel-tls").tryAcquire(LEASE).orElseThrow().release();
         }
@@ -71,8 +71,8 @@ class RedisWaitTlsTest {
 
     @Test
     void trustStoreOptionsWithoutTlsTrueAreRefusedBeforeAnyIo() {
-        RedisReplicaSet set = RedisWaitTlsVerification.set();
-        String query = RedisWaitTlsVerification.tlsQuery(TestCertificates.shared()).replace("&tls=true", "");
+        RedisReplicaSet set = RedisWaitTlsTckTest.set();
+        String query = RedisWaitTlsTckTest.tlsQuery(TestCertificates.shared()).replace("&tls=true", "");
         assertThatThrownBy(() -> Locks.connect("redis-wait://" + String.join(",", set.sentinelEndpoints()) + "?master="
                 + RedisReplicaSet.MASTER_NAME + query, locker()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tls=true")
@@ -81,11 +81,11 @@ class RedisWaitTlsTest {
 
     @Test
     void credentialsInTheUriAndTheOptionsAreRefused() {
-        RedisReplicaSet set = RedisWaitTlsVerification.set();
-        assertThatThrownBy(() -> Locks.connect("redis-wait://locker:" + RedisWaitTlsVerification.SECRET + "@"
-                + set.primaryEndpoint() + "?" + RedisWaitTlsVerification.tlsQuery(TestCertificates.shared()).substring(1),
+        RedisReplicaSet set = RedisWaitTlsTckTest.set();
+        assertThatThrownBy(() -> Locks.connect("redis-wait://locker:" + RedisWaitTlsTckTest.SECRET + "@"
+                + set.primaryEndpoint() + "?" + RedisWaitTlsTckTest.tlsQuery(TestCertificates.shared()).substring(1),
                 locker()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("one place")
-                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(RedisWaitTlsVerification.SECRET));
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain(RedisWaitTlsTckTest.SECRET));
     }
 }

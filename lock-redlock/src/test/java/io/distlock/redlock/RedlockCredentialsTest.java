@@ -31,8 +31,8 @@ class RedlockCredentialsTest {
 
     @BeforeAll
     static void start() {
-        nodes = RedisNodes.start(3, b -> b.aclUser("locker", SECRET, RedlockTlsVerification.LOCKER_RULES)
-                .aclUser("intruder", SECRET, RedlockTlsVerification.otherKeys(RedlockTlsVerification.LOCKER_RULES)));
+        nodes = RedisNodes.start(3, b -> b.aclUser("locker", SECRET, RedlockTlsTckTest.LOCKER_RULES)
+                .aclUser("intruder", SECRET, RedlockTlsTckTest.otherKeys(RedlockTlsTckTest.LOCKER_RULES)));
     }
 
     @AfterAll

@@ -134,6 +134,18 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
         if (leaked) {
             throw new AssertionError("[6.4] the verdict " + file + " held a secret (masked in the file written)");
         }
+        RuleSelection selection = context.getRequiredTestClass().getAnnotation(RuleSelection.class);
+        if (selection != null && !selection.mustPass().isBlank()) {
+            List<String> notPassed = verdict.results.stream()
+                    .filter(r -> RuleFilter.matches(r.rule(), selection.mustPass()) && r.status() != Status.PASSED)
+                    .sorted(Comparator.comparing(RuleResult::rule, VerdictExtension::compareRuleIds))
+                    .map(r -> r.rule() + " " + r.status().name().toLowerCase(java.util.Locale.ROOT) + ": " + cell(r.detail()))
+                    .collect(Collectors.toList());
+            if (!notPassed.isEmpty()) {
+                throw new AssertionError("@RuleSelection(mustPass = \"" + selection.mustPass() + "\"): rules that did not pass: "
+                        + String.join("; ", notPassed) + " (verdict " + file + ")");
+            }
+        }
     }
 
     private static String maskAll(String text, java.util.Set<String> secrets) {

@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The security hooks {@link ZooKeeperTlsVerification} gives the TCK's group 6 do what they say,
+ * The security hooks {@link ZooKeeperTlsTckTest} gives the TCK's group 6 do what they say,
  * checked by hand: the wrong password and the untrusted server are refused at connect as
  * {@link AuthenticationException}, the unprivileged principal's acquire is an
  * {@link AccessDeniedException}, tampering leaves the holder's lease intact, and no refusal shows
@@ -27,16 +27,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class SecurityHooksTest {
 
-    private static final ZooKeeperTlsVerification VERIFICATION = new ZooKeeperTlsVerification();
+    private static final ZooKeeperTlsTckTest VERIFICATION = new ZooKeeperTlsTckTest();
 
     @BeforeAll
     static void start() {
-        ZooKeeperTlsVerification.startServer();
+        ZooKeeperTlsTckTest.startServer();
     }
 
     @AfterAll
     static void stop() {
-        ZooKeeperTlsVerification.stopServer();
+        ZooKeeperTlsTckTest.stopServer();
     }
 
     private static Security security() {

@@ -1,63 +1,187 @@
 package io.distlock.zookeeper;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.Locks;
+import io.distlock.tck.LockProbe;
+import io.distlock.tck.LockVerification;
+import io.distlock.tck.RuleSelection;
+import io.distlock.tck.Security;
+import io.distlock.tck.fixtures.TestCertificates;
+import io.distlock.tck.fixtures.TestCertificates.KeyStoreFile;
+import io.distlock.tck.fixtures.ZooKeeperProcess;
+import io.distlock.zookeeper.internal.LockNodes;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.net.URI;
+import java.time.Duration;
 import java.util.List;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.platform.engine.TestExecutionResult;
-import org.junit.platform.engine.discovery.DiscoverySelectors;
-import org.junit.platform.testkit.engine.EngineExecutionResults;
-import org.junit.platform.testkit.engine.EngineTestKit;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
- * The TCK's safety group (1.x) and security group (6.x) over {@code zookeeper://…?tls=true} with
- * digest authentication ({@link ZooKeeperTlsVerification}). Run through the JUnit test kit because
- * the rule selection is a launcher-wide configuration parameter: set here, it selects for this run only.
+ * The TCK over {@code zookeeper://…?tls=true} with digest authentication: a TLS-only ZooKeeper (a
+ * child JVM, secure client port only, client certificates required), the clients trusting the test
+ * CA, presenting its client certificate and authenticating as the digest user {@code locker}, whose
+ * nodes give ALL to {@code locker} and READ to the world.
+ * It runs the safety and security groups only ({@link RuleSelection}), and every security rule must pass; the plain {@link ZooKeeperTckTest} runs every
+ * rule against an ensemble.
+ *
+ * <p>Security (group 6): a wrong password for {@code locker}; {@code mallory}, another digest user,
+ * as the unprivileged principal (it may look, not queue, delete or rewrite); tampering with
+ * ZooKeeper's own client as {@code mallory}; a client trusting an independent CA.
  */
-class ZooKeeperTlsTckTest {
+@RuleSelection(value = "1,6", mustPass = "6")
+class ZooKeeperTlsTckTest extends LockVerification {
 
-    static final String RULES = "1,6";
+    static final String CHROOT = "/tck-tls";
+    static final String WRONG_PASSWORD = "zk-Wrong-Pw-61d0";
+    static final String MALLORY_PASSWORD = "zk-Mallory-Pw-2c4a";
+    private static final TestCertificates CERTS = TestCertificates.shared();
 
-    @Test
-    void theSafetyAndSecurityRulesPassOverTlsWithDigestAuthentication(@TempDir Path reports) throws IOException {
-        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
-                .configurationParameter("distlock.tck.reportDir", reports.toString())
-                .configurationParameter("distlock.tck.rules", RULES)
-                .selectors(DiscoverySelectors.selectClass(ZooKeeperTlsVerification.class))
-                .execute();
-        List<String> failures = results.testEvents().failed().stream()
-                .map(e -> e.getTestDescriptor().getDisplayName() + ": " + e.getPayload(TestExecutionResult.class)
-                        .flatMap(TestExecutionResult::getThrowable).map(Throwable::toString).orElse(""))
-                .collect(Collectors.toList());
-        assertThat(failures).as("failed rules over TLS with digest authentication").isEmpty();
-        assertThat(results.containerEvents().failed().count()).as("the class itself failed (server start?)").isZero();
-        List<String> ran = results.testEvents().succeeded().stream()
-                .map(e -> e.getTestDescriptor().getDisplayName().split(" ")[0]).collect(Collectors.toList());
-        assertThat(ran).as("rules that passed: the whole security group ran (none skipped by name)")
-                .contains("1.1", "1.2", "6.1", "6.2", "6.3", "6.4")
-                .allSatisfy(rule -> assertThat(rule).matches("[16]\\..*"));
-        System.out.printf("[ZooKeeperTlsTckTest] rules passed: %s%n", ran);
-        String verdict;
-        try (Stream<Path> files = Files.list(reports)) {
-            verdict = files.filter(f -> f.getFileName().toString().endsWith("-verdict.md")).map(ZooKeeperTlsTckTest::read)
-                    .collect(Collectors.joining("\n"));
-        }
-        assertThat(verdict).as("the verdict").contains("security (group 6): shown");
+    private static ZooKeeperProcess zk;
+    /** An independent CA: its trust store does not trust the server. */
+    private static TestCertificates otherCa;
+
+    @BeforeAll
+    static void startServer() {
+        zk = ZooKeeperProcess.startWithTls(System.getProperty("java.class.path"), CERTS, true);
+        otherCa = TestCertificates.generate();
+        // The first client creates the chroot, with locker's ACL: from then on a wrong password for
+        // locker shows in it.
+        Locks.connect(URI.create(uri("locker:" + SECRET, CERTS.trustStore())), options()).close();
     }
 
-    private static String read(Path file) {
+    @AfterAll
+    static void stopServer() {
+        if (otherCa != null) {
+            otherCa.close();
+        }
+        zk.close();
+    }
+
+    private static String uri(String userInfo, KeyStoreFile trust) {
+        return ZooKeeperTlsTest.uri(zk.connectString(), userInfo, CHROOT, trust, CERTS.client().keyStore())
+                + "&sessionTimeout=" + ZkServers.SESSION_TIMEOUT_MILLIS;
+    }
+
+    private static LockOptions options() {
+        return LockOptions.builder().connectTimeout(Duration.ofSeconds(10)).operationTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    private static Supplier<LockClient> connector(String userInfo, KeyStoreFile trust) {
+        return () -> Locks.connect(URI.create(uri(userInfo, trust)), options());
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return connector("locker:" + SECRET, CERTS.trustStore()).get();
+    }
+
+    /** The world may read: a plain TLS client without credentials lists the lock's line (after a sync). */
+    @Override
+    protected Optional<LockProbe> lockProbe() {
+        return Optional.of(ZooKeeperTlsTckTest::held);
+    }
+
+    private static Optional<Duration> held(String lockName) {
         try {
-            return Files.readString(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            ZooKeeper raw = RawZk.connect(zk.connectString(), CERTS, null);
+            try {
+                String dir = LockNodes.dir(CHROOT, lockName);
+                CountDownLatch synced = new CountDownLatch(1);
+                raw.sync(dir, (rc, path, ctx) -> synced.countDown(), null);
+                if (!synced.await(10, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("no answer to a sync of " + dir);
+                }
+                return LockNodes.inLine(raw.getChildren(dir, false)).isEmpty() ? Optional.empty()
+                        : Optional.of(LockProbe.UNTIL_RELEASED);
+            } catch (KeeperException.NoNodeException e) {
+                return Optional.empty();
+            } finally {
+                raw.close();
+            }
+        } catch (IOException | KeeperException e) {
+            throw new IllegalStateException("cannot look at the lock '" + lockName + "'", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    protected Optional<Security> security() {
+        return Optional.of(new Security() {
+            @Override
+            public List<String> secrets() {
+                return List.of(SECRET, WRONG_PASSWORD, MALLORY_PASSWORD, CERTS.trustStore().password(),
+                        CERTS.client().keyStore().password(), otherCa.trustStore().password());
+            }
+
+            @Override
+            public Optional<Supplier<LockClient>> wrongPassword() {
+                return Optional.of(connector("locker:" + WRONG_PASSWORD, CERTS.trustStore()));
+            }
+
+            @Override
+            public Optional<Supplier<LockClient>> unprivilegedClient() {
+                return Optional.of(connector("mallory:" + MALLORY_PASSWORD, CERTS.trustStore()));
+            }
+
+            @Override
+            public Optional<Tamper> tamper() {
+                return Optional.of(ZooKeeperTlsTckTest::tamper);
+            }
+
+            @Override
+            public Optional<Supplier<LockClient>> untrustedServer() {
+                return Optional.of(connector("locker:" + SECRET, otherCa.trustStore()));
+            }
+        });
+    }
+
+    /**
+     * As {@code mallory}, with ZooKeeper's own client: delete every node of the lock's line and the
+     * directory, rewrite them and their ACLs, queue a node of its own in the line. Each is refused
+     * (NoAuth, swallowed); anything else is thrown.
+     */
+    static void tamper(String lockName) throws Exception {
+        ZooKeeper raw = RawZk.connect(zk.connectString(), CERTS, "mallory:" + MALLORY_PASSWORD);
+        try {
+            String dir = LockNodes.dir(CHROOT, lockName);
+            for (String child : raw.getChildren(dir, false)) {
+                String node = dir + "/" + child;
+                refused(() -> raw.delete(node, -1));
+                refused(() -> raw.setData(node, "0".getBytes(java.nio.charset.StandardCharsets.US_ASCII), -1));
+                refused(() -> raw.setACL(node, ZooDefs.Ids.OPEN_ACL_UNSAFE, -1));
+            }
+            refused(() -> raw.create(dir + "/lock-mallory-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL));
+            refused(() -> raw.setData(dir, new byte[0], -1));
+            refused(() -> raw.setACL(dir, ZooDefs.Ids.OPEN_ACL_UNSAFE, -1));
+            refused(() -> raw.delete(dir, -1));
+            refused(() -> raw.setACL(CHROOT, ZooDefs.Ids.OPEN_ACL_UNSAFE, -1));
+        } finally {
+            raw.close();
+        }
+    }
+
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    private static void refused(Call call) throws Exception {
+        try {
+            call.run();
+        } catch (KeeperException.NoAuthException expected) {
+            // the server refused: what the rule wants
         }
     }
 }

@@ -136,6 +136,40 @@ class BrokenBackendsTest {
                 .allSatisfy(reason -> assertThat(reason).startsWith("not selected: distlock.tck.rules=1.8, 5"));
     }
 
+    @Test
+    void aClassCanSelectItsOwnRules() {
+        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
+                .configurationParameter("distlock.tck.reportDir", reports.toString())
+                .selectors(DiscoverySelectors.selectClass(BrokenVerifications.SelectedReference.class))
+                .execute();
+        List<String> ran = results.testEvents().finished().map(e -> e.getTestDescriptor().getDisplayName().split(" ")[0])
+                .collect(Collectors.toList());
+        assertThat(ran).containsExactlyInAnyOrder("1.8", "5.1", "5.2", "5.3", "5.4", "5.5", "5.6");
+        assertThat(results.testEvents().failed().count()).as(describe(results)).isZero();
+    }
+
+    @Test
+    void rulesThatMustPassFailTheClassWhenSkipped() throws IOException {
+        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
+                .configurationParameter("distlock.tck.reportDir", reports.toString())
+                .selectors(DiscoverySelectors.selectClass(BrokenVerifications.SecurityRequiredWithoutHook.class))
+                .execute();
+        assertThat(results.testEvents().failed().count()).as("no rule fails: they are skipped").isZero();
+        List<Throwable> classFailures = results.containerEvents().failed().stream()
+                .map(e -> e.getRequiredPayload(TestExecutionResult.class).getThrowable().orElseThrow())
+                .collect(Collectors.toList());
+        assertThat(classFailures).hasSize(1);
+        assertThat(classFailures.get(0)).hasMessageContaining("rules that did not pass: 6.1 skipped: not run:")
+                .hasMessageContaining("6.4 skipped");
+        Path verdict;
+        try (Stream<Path> files = Files.list(reports)) {
+            verdict = files.filter(p -> p.getFileName().toString().endsWith("-SecurityRequiredWithoutHook-verdict.md"))
+                    .findFirst().orElseThrow();
+        }
+        assertThat(Files.readString(verdict, StandardCharsets.UTF_8))
+                .as("the verdict is written first").contains("security (group 6): 0 of 4 rules passed");
+    }
+
     private EngineExecutionResults run(Class<?> verification, String method) {
         return EngineTestKit.engine("junit-jupiter")
                 .configurationParameter("distlock.tck.reportDir", reports.toString())

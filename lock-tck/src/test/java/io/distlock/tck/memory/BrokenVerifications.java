@@ -189,6 +189,19 @@ final class BrokenVerifications {
         }
     }
 
+    /** The reference on two rules and a group, selected by the class itself. */
+    @io.distlock.tck.RuleSelection("1.8, 5")
+    static class SelectedReference extends MemoryReferenceTest {
+    }
+
+    /** Group 6 required to pass, on a server without authentication (no security hook): the class must fail. */
+    @io.distlock.tck.RuleSelection(value = "6", mustPass = "6")
+    static class SecurityRequiredWithoutHook extends MemoryVerification {
+        SecurityRequiredWithoutHook() {
+            super("memory", "plain-selected", false);
+        }
+    }
+
     /** Not broken: an honest efficiency lock, which passes with a finding for rule 4.1. */
     static class Efficiency extends OnScheme {
         Efficiency() {
