@@ -66,9 +66,8 @@ final class EngineClient implements LockClient, DriverContext {
     private volatile boolean serverExpiresLeases = true;
     private volatile boolean reliableNotifications;
     private volatile boolean lateWritesPossible;
-    /** For a session store that reports its session: no lease is valid past this (monotonic clock). */
-    private volatile long sessionValidUntil;
-    private volatile boolean sessionBounded;
+    /** On a session store: the sessions that vouch for this client's leases, each for its own. */
+    private final Sessions sessions = new Sessions();
 
     private EngineClient(BackendDescriptor descriptor, LockOptions options, String endpoint, EngineRuntime runtime) {
         this.descriptor = descriptor;
@@ -179,13 +178,16 @@ final class EngineClient implements LockClient, DriverContext {
     }
 
     @Override
-    public void sessionConfirmed(long sentAtNanos, Duration sessionTimeout) {
-        long until = sentAtNanos + sessionTimeout.toNanos() - options.clockDrift(sessionTimeout).toNanos();
-        synchronized (this) {
-            if (!sessionBounded || until - sessionValidUntil > 0) {
-                sessionValidUntil = until;
-                sessionBounded = true;
-            }
+    public void sessionConfirmed(Object session, long sentAtNanos, Duration sessionTimeout) {
+        Objects.requireNonNull(session, "session");
+        sessions.confirmed(session, sentAtNanos + sessionTimeout.toNanos() - options.clockDrift(sessionTimeout).toNanos());
+    }
+
+    @Override
+    public void sessionEnded(Object session) {
+        Objects.requireNonNull(session, "session");
+        for (EngineLease lease : sessions.ended(session)) {
+            lease.markLost(Lease.LossReason.BACKEND_LOST);
         }
     }
 
@@ -209,15 +211,17 @@ final class EngineClient implements LockClient, DriverContext {
 
     /**
      * How much of a lease's own validity the client can still vouch for: none while the connection
-     * is suspended, and never past what the session can vouch for.
+     * is suspended, and never past what the session that granted it can vouch for.
+     *
+     * @param session the lease's session, or null for a lease bound to none
      */
-    long validityLeft(long leaseValidUntil) {
+    long validityLeft(long leaseValidUntil, Sessions.Session session) {
         if (suspended) {
             return 0;
         }
         long now = runtime.nanoTime();
         long left = leaseValidUntil - now;
-        return sessionBounded ? Math.min(left, sessionValidUntil - now) : left;
+        return session == null ? left : Math.min(left, session.vouchesFor(now));
     }
 
     LockOptions options() {
@@ -226,21 +230,23 @@ final class EngineClient implements LockClient, DriverContext {
 
     /**
      * Why a grant that just came back has no validity, if the reason is that this client cannot
-     * vouch for any lease (not that the lease time was spent on the way): its connection is
-     * suspended, or the session's last confirmation is too old.
+     * vouch for it (not that the lease time was spent on the way): its connection is suspended, or
+     * the session that granted it ended, is unknown, or was not confirmed recently enough.
      *
-     * @return the exception to report, or null if the client could vouch for a lease now
+     * @return the exception to report, or null if the client could vouch for the grant now
      */
-    BackendUnavailableException cannotVouch() {
-        long now = runtime.nanoTime();
+    BackendUnavailableException cannotVouch(Grant grant) {
         if (suspended) {
             return new BackendUnavailableException(endpoint, "the connection to " + endpoint + " is suspended: the"
                     + " server granted the lock, but this client cannot vouch for a lease until it is restored (the"
                     + " grant was given back)", null);
         }
-        if (sessionBounded && sessionValidUntil - now <= 0) {
-            return new BackendUnavailableException(endpoint, "the session with " + endpoint + " was not confirmed"
-                    + " recently enough to vouch for a lease (the grant was given back)", null);
+        if (grant.session() != null) {
+            String refusal = sessions.refusal(grant.session(), runtime.nanoTime());
+            if (refusal != null) {
+                return new BackendUnavailableException(endpoint, endpoint + " granted '" + grant.name() + "', but "
+                        + refusal + " (the grant was given back)", null);
+            }
         }
         return null;
     }
@@ -328,11 +334,21 @@ final class EngineClient implements LockClient, DriverContext {
         Duration leaseTime = grant.request().leaseTime();
         long validUntil = requestStart + leaseTime.toNanos() - options.clockDrift(leaseTime).toNanos();
         EngineLease lease = new EngineLease(this, grant, requestStart, validUntil);
-        if (validityLeft(validUntil) <= 0) {
+        held.put(grant.ownerToken(), lease);
+        if (grant.session() != null) {
+            // Recorded under the same lock as the sweep of an ended session: a grant whose session
+            // ended before this point is refused here, one whose session ends after it is swept.
+            if (!sessions.bind(lease, grant.session())) {
+                held.remove(grant.ownerToken(), lease);
+                cleanup.now(new Cleanup.Release(grant, mootAt(requestStart, leaseTime)));
+                return null;
+            }
+        }
+        if (lease.validityLeft() <= 0) {
+            forget(lease);
             cleanup.now(new Cleanup.Release(grant, mootAt(requestStart, leaseTime)));
             return null;
         }
-        held.put(grant.ownerToken(), lease);
         if (closed) {
             if (lease.releaseLocally()) {
                 cleanup.now(new Cleanup.Release(grant, mootAt(requestStart, leaseTime)));
@@ -462,6 +478,10 @@ final class EngineClient implements LockClient, DriverContext {
 
     void forget(EngineLease lease) {
         held.remove(lease.grant().ownerToken(), lease);
+        Sessions.Session session = lease.session();
+        if (session != null) {
+            sessions.unbind(lease, session);
+        }
         keeper.forget(lease);
     }
 

@@ -42,6 +42,8 @@ final class EngineLease implements Lease {
     private final Semaphore extending = new Semaphore(1);
     /** When the lease was admitted (monotonic clock), for the hold time a listener is told. */
     private final long grantedAt;
+    /** The session that granted it, on a session store (set once, when the grant is recorded); else null. */
+    private volatile Sessions.Session session;
 
     // Guarded by this; validUntil is also read without the lock by remaining()/isValid().
     private Duration leaseTime;
@@ -71,6 +73,21 @@ final class EngineLease implements Lease {
         return grant;
     }
 
+    /** Records the session that granted this lease (under the sessions' lock, before anyone sees the lease). */
+    void boundTo(Sessions.Session grantedBy) {
+        session = grantedBy;
+    }
+
+    /** @return the session that granted this lease, or null */
+    Sessions.Session session() {
+        return session;
+    }
+
+    /** @return how much of its validity the client can vouch for now (its session's bound included) */
+    long validityLeft() {
+        return client.validityLeft(validUntil, session);
+    }
+
     @Override
     public String lockName() {
         return grant.name();
@@ -91,13 +108,13 @@ final class EngineLease implements Lease {
         if (state.get() != State.HELD) {
             return Duration.ZERO;
         }
-        long left = client.validityLeft(validUntil);
+        long left = validityLeft();
         return left > 0 ? Duration.ofNanos(left) : Duration.ZERO;
     }
 
     @Override
     public boolean isValid() {
-        return state.get() == State.HELD && client.validityLeft(validUntil) > 0;
+        return state.get() == State.HELD && validityLeft() > 0;
     }
 
     @Override

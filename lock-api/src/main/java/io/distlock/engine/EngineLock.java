@@ -125,8 +125,10 @@ final class EngineLock implements DistributedLock {
             throw new InterruptedException("interrupted before acquiring '" + name + "'");
         }
         client.checkOpen();
-        LockRequest request = new LockRequest(name, client.newOwnerToken(), leaseTime);
         long deadline = client.nanoTime() + maxWaitNanos;
+        // What a driver may spend waiting for its connection: the caller's wait, or one attempt's bound.
+        long waitDeadline = System.nanoTime() + (waiting ? maxWaitNanos : client.options().operationTimeout().toNanos());
+        LockRequest request = new LockRequest(name, client.newOwnerToken(), leaseTime, waitDeadline);
         Waiter waiter = null;
         boolean granted = false;
         boolean outcomeUnknown = false;
@@ -174,14 +176,14 @@ final class EngineLock implements DistributedLock {
                     // identifies one acquisition: the next attempt gets a fresh one, so a late
                     // answer to this request can never be taken for the next.
                     client.abandon(request, outcomeUnknown, lastSent, false);
-                    request = new LockRequest(name, client.newOwnerToken(), leaseTime);
+                    request = new LockRequest(name, client.newOwnerToken(), leaseTime, waitDeadline);
                     outcomeUnknown = false;
                     // Not contention either way: the lock was free, but no lease could be used —
                     // the client cannot vouch for the server-side state (a suspended session), or
                     // the grant came back after its validity had passed (a reply slower than the
                     // lease). As an unknown outcome: retried while the wait allows, and if the wait
                     // ends on it, thrown, never reported as busy.
-                    BackendUnavailableException unusable = client.cannotVouch();
+                    BackendUnavailableException unusable = client.cannotVouch(result.grant());
                     if (unusable == null) {
                         unusable = client.lateGrant(name, leaseTime, client.nanoTime() - start);
                     }

@@ -41,18 +41,37 @@ public interface DriverContext {
     void connectionRestored();
 
     /**
-     * For a session-based store: reports that the server heard from this client's session no
-     * earlier than {@code sentAtNanos} (the send time, on {@link System#nanoTime()}, of a request
-     * the server answered), and keeps a session it hears nothing from for {@code sessionTimeout}.
-     * From the first report on, no lease of the client is valid past
-     * {@code sentAtNanos + sessionTimeout − drift} of the latest report: a process that was paused
-     * longer than its session timeout wakes up with no valid lease, even before its connection
-     * notices anything. The driver reports regularly while it holds grants (every few seconds at
-     * most a third of the session timeout apart); older reports than the latest are ignored.
+     * For a session-based store: reports that the server heard from {@code session} no earlier than
+     * {@code sentAtNanos} (the send time, on {@link System#nanoTime()}, of a request whose answer
+     * proves the session alive — a write, or a read the server synchronised with the one that ends
+     * sessions; not a read a lagging replica served on its own), and keeps a session it hears nothing
+     * from for {@code sessionTimeout}. From the first report on, no lease bound to that session
+     * ({@link Grant#session()}) is valid past {@code sentAtNanos + sessionTimeout − drift} of its
+     * latest report: a process that was paused longer than its session timeout wakes up with no
+     * valid lease, even before its connection notices anything. Reports about one session never
+     * vouch for another: a grant bound to a session the engine has no report of is given back. The
+     * driver reports a session before it returns a grant bound to it, and regularly while it holds
+     * grants (a few seconds at most a third of the session timeout apart); older reports than the
+     * latest are ignored, and so are reports of a session that ended.
      *
+     * @param session        the session, as grants name it
      * @param sentAtNanos    when the answered request was sent, on {@link System#nanoTime()}
      * @param sessionTimeout the session timeout the server granted
      */
-    default void sessionConfirmed(long sentAtNanos, Duration sessionTimeout) {
+    default void sessionConfirmed(Object session, long sentAtNanos, Duration sessionTimeout) {
+    }
+
+    /**
+     * For a session-based store: reports that {@code session} has ended on the server (it expired,
+     * was closed, or an operator revoked it) or that this client gave it up: everything bound to it
+     * is gone. The engine marks every lease bound to it lost ({@link Lease.LossReason#BACKEND_LOST})
+     * and, under the same lock as it records grants, makes sure that a grant bound to it that the
+     * driver returns from now on — one the server decided before the session ended, whose answer the
+     * client records only afterwards — is given back and its attempt reported unavailable, never
+     * returned as a valid lease. Repeated calls are harmless.
+     *
+     * @param session the session, as grants name it
+     */
+    default void sessionEnded(Object session) {
     }
 }

@@ -57,6 +57,8 @@ final class ScriptedDriver implements LockDriver {
     volatile CountDownLatch extendGate;
     /** What {@link #lateWritesPossible()} answers. */
     volatile boolean lateWrites;
+    /** The session the model's grants are bound to (a session store's), or null for none. */
+    volatile Object session;
     /** Thrown by {@link #abandon} once reached, if set (a server that refuses the client). */
     volatile RuntimeException abandonRefusal;
 
@@ -117,7 +119,7 @@ final class ScriptedDriver implements LockDriver {
             return Attempt.busy(Duration.ofNanos(held.expiresAt - now));
         }
         server.put(request.name(), new Held(request.ownerToken(), sessionStore ? Long.MAX_VALUE : now + request.leaseTime().toNanos()));
-        return Attempt.granted(new Grant(request, OptionalLong.of(fence.incrementAndGet()), null));
+        return Attempt.granted(new Grant(request, OptionalLong.of(fence.incrementAndGet()), null, session));
     }
 
     @Override

@@ -5,6 +5,11 @@ import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.etcd.internal.EtcdEndpoint;
+import io.distlock.etcd.internal.EtcdLockDriver;
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockRequest;
 import io.distlock.tck.NodeFaults;
 import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.FreePorts;
@@ -13,10 +18,12 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -151,6 +158,59 @@ class EtcdBackendTest {
             Lease again = holder.lock("job").tryAcquire(Duration.ofSeconds(10)).orElseThrow();
             assertThat(again.fencingToken().orElseThrow()).isGreaterThan(second.fencingToken().orElseThrow());
             again.release();
+        }
+    }
+
+    /**
+     * A grant is bound to the session lease its key is bound to (issue 20, item 1): the driver confirms
+     * that lease before it binds anything to it, names it on the grant, and reports the end of exactly
+     * that lease — so that the engine gives back a grant whose lease was lost before it was recorded,
+     * and loses every lease it granted, recorded or not.
+     */
+    @Test
+    void aGrantNamesItsSessionLeaseAndThatLeasesEndIsReported() {
+        List<Object> confirmed = new CopyOnWriteArrayList<>();
+        List<Object> ended = new CopyOnWriteArrayList<>();
+        DriverContext context = new DriverContext() {
+            @Override
+            public void leaseLost(Grant grant, Lease.LossReason reason) {
+                throw new AssertionError("the driver leaves the sweep to the engine, by session: " + grant);
+            }
+
+            @Override
+            public void connectionSuspended() {
+            }
+
+            @Override
+            public void connectionRestored() {
+            }
+
+            @Override
+            public void sessionConfirmed(Object session, long sentAtNanos, Duration sessionTimeout) {
+                confirmed.add(session);
+            }
+
+            @Override
+            public void sessionEnded(Object session) {
+                ended.add(session);
+            }
+        };
+        try (EtcdLockDriver driver = EtcdLockDriver.connect(EtcdEndpoint.parse(URI.create(etcd.uri("/bound?sessionTtl=2"))),
+                LockOptions.defaults(), context)) {
+            long lease = driver.sessionLeaseId();
+            assertThat(confirmed).as("confirmed at the connect, before anything is bound to it").contains(lease);
+            Grant grant = driver.tryAcquire(new LockRequest("job", "owner-" + System.nanoTime(), Duration.ofSeconds(30))).grant();
+            assertThat(grant.session()).isEqualTo(lease);
+            assertThat(etcd.leaseOf(etcd.keys("/bound/locks/job/").get(0))).isEqualTo(lease);
+
+            etcd.revokeLease(lease);
+            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> ended.contains(lease));
+            assertThat(ended).containsOnly(lease);
+            Grant next = Awaitility.await().atMost(Duration.ofSeconds(5)).ignoreExceptions().until(() -> driver.tryAcquire(
+                    new LockRequest("job", "owner-" + System.nanoTime(), Duration.ofSeconds(30))).grant(), g -> g != null);
+            assertThat(next.session()).as("bound to the new session lease").isNotEqualTo(lease)
+                    .isEqualTo(driver.sessionLeaseId());
+            assertThat(confirmed).contains(next.session());
         }
     }
 

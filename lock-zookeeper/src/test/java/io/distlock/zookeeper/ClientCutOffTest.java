@@ -120,6 +120,36 @@ class ClientCutOffTest {
         assertAcquiredSoonAfterHeal(next, "wait", healed);
     }
 
+    /**
+     * Issue 20, item 5: a waiting acquire that meets an outage ends with its own {@code maxWait},
+     * unavailable — the driver's wait for the connection to come back is the caller's wait, not a
+     * request in flight that the operation timeout bounds (it used to take maxWait + the timeout).
+     */
+    @Test
+    void aWaitingAcquireDuringAnOutageEndsWithItsMaxWait() throws Exception {
+        FaultProxy link = opened.add(server.linkToServer());
+        LockClient a = through(link);
+        Lease warmUp = a.lock("outage-wait").tryAcquire(LONG_LEASE).orElseThrow(); // connected, the lock's directory exists
+        warmUp.release();
+        link.drop(); // until the end of the test
+        ENV.awaitUntil("the client noticed its connection is gone", () -> {
+            try {
+                a.lock("outage-probe").tryAcquire(LONG_LEASE).ifPresent(Lease::release);
+                return false;
+            } catch (BackendUnavailableException e) {
+                return true;
+            }
+        });
+        Duration maxWait = ENV.scaled(Duration.ofMillis(1_000));
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> a.lock("outage-wait").tryAcquire(LONG_LEASE, maxWait))
+                .isInstanceOf(BackendUnavailableException.class);
+        Duration took = TestEnvironment.since(start);
+        assertThat(took).as("a wait of %s during an outage (operation timeout %s)", maxWait,
+                LockOptions.defaults().operationTimeout()).isLessThanOrEqualTo(maxWait.plus(ENV.tolerance()));
+        link.heal();
+    }
+
     @Test
     void aCreateWhoseReplyWasLostLeavesNothingBehind() throws Exception {
         FaultProxy link = opened.add(server.linkToServer());

@@ -22,6 +22,8 @@ final class RecordingContext implements DriverContext {
     final AtomicInteger sessionReports = new AtomicInteger();
     final AtomicLong latestSessionReport = new AtomicLong();
     volatile Duration sessionTimeout;
+    final List<Object> confirmedSessions = new CopyOnWriteArrayList<>();
+    final List<Object> endedSessions = new CopyOnWriteArrayList<>();
 
     @Override
     public void leaseLost(Grant grant, Lease.LossReason reason) {
@@ -39,9 +41,15 @@ final class RecordingContext implements DriverContext {
     }
 
     @Override
-    public void sessionConfirmed(long sentAtNanos, Duration sessionTimeout) {
+    public void sessionConfirmed(Object session, long sentAtNanos, Duration sessionTimeout) {
         sessionReports.incrementAndGet();
+        confirmedSessions.add(session);
         latestSessionReport.accumulateAndGet(sentAtNanos, (a, b) -> a == 0 || b - a > 0 ? b : a);
         this.sessionTimeout = sessionTimeout;
+    }
+
+    @Override
+    public void sessionEnded(Object session) {
+        endedSessions.add(session);
     }
 }

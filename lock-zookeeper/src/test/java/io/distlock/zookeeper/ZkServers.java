@@ -454,7 +454,11 @@ final class ZkServers implements Closeable {
      * once, and the client hears SESSIONEXPIRED when it next talks to the server.
      */
     void expireSession(LockClient client) {
-        ZooKeeper zk = driverOf(client).zooKeeper();
+        expireSession(driverOf(client).zooKeeper());
+    }
+
+    /** As {@link #expireSession(LockClient)}, for the session of handle {@code zk}. */
+    void expireSession(ZooKeeper zk) {
         try {
             CountDownLatch connected = new CountDownLatch(1);
             ZooKeeper thief = new ZooKeeper(connectString(), 5_000, event -> {
@@ -464,13 +468,13 @@ final class ZkServers implements Closeable {
             }, zk.getSessionId(), zk.getSessionPasswd());
             try {
                 if (!connected.await(10, TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("could not take over the session of " + client);
+                    throw new IllegalStateException("could not take over the session of " + zk);
                 }
             } finally {
                 thief.close(); // closes the session: the server deletes its ephemeral nodes
             }
         } catch (IOException | InterruptedException e) {
-            throw new IllegalStateException("could not expire the session of " + client, e);
+            throw new IllegalStateException("could not expire the session of " + zk, e);
         }
     }
 

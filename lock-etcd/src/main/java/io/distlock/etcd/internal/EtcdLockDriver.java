@@ -2,7 +2,6 @@ package io.distlock.etcd.internal;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Credentials;
-import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
@@ -309,7 +308,9 @@ public final class EtcdLockDriver implements LockDriver {
         }
         if (head.get(0).getCreateRevision() == mine) {
             line.stopWatching();
-            Grant grant = new Grant(request, OptionalLong.of(mine), line);
+            // Bound to the session lease the key is bound to: the engine ends the lease with it, and
+            // gives the grant back if that lease was lost before the grant is recorded.
+            Grant grant = new Grant(request, OptionalLong.of(mine), line, line.leaseId);
             grants.put(request.ownerToken(), grant);
             return Attempt.granted(grant);
         }
@@ -559,13 +560,12 @@ public final class EtcdLockDriver implements LockDriver {
 
     // ---- the session ---------------------------------------------------------------------------
 
-    /** The session lease is gone, and every key bound to it: its grants are lost, its waiters start over in line. */
+    /**
+     * The session lease is gone, and every key bound to it: the engine loses every lease it granted
+     * (those recorded, and one on its way), and its waiters start over in line.
+     */
     private void sessionLost(long leaseId) {
-        for (Grant grant : new ArrayList<>(grants.values())) {
-            if (((InLine) grant.handle()).leaseId == leaseId) {
-                context.leaseLost(grant, Lease.LossReason.BACKEND_LOST);
-            }
-        }
+        context.sessionEnded(leaseId);
         for (InLine line : requests.values()) {
             if (line.leaseId == leaseId) {
                 line.createRevision = 0;

@@ -46,8 +46,10 @@ import java.util.function.Supplier;
  * server deletes every key bound to it.
  *
  * <p>Keep-alive: every third of the granted TTL, one {@code LeaseKeepAlive} exchange, on a thread of
- * its own. Each answer tells the engine the session was heard ({@link DriverContext#sessionConfirmed}:
- * no lease of the client is valid past the send time of the last answered keep-alive plus the TTL).
+ * its own. Each answer tells the engine the session was heard ({@link DriverContext#sessionConfirmed},
+ * named by its lease id: no lease bound to it is valid past the send time of its last answered
+ * keep-alive plus the TTL; a put bound to the lease proves nothing of the kind, as it does not
+ * refresh the TTL).
  * A keep-alive without an answer suspends the client's leases ({@link Listener#suspended()}) until one
  * is answered again ({@link Listener#restored()}); an answer that the lease is gone (the server let it
  * expire, or an operator revoked it) loses the session ({@link Listener#lost(long)}) and a new lease
@@ -263,9 +265,9 @@ final class EtcdSession implements AutoCloseable {
                         + " minimum lease TTL of " + endpoint + " (" + granted.getTTL() + " s: 1.5 election timeouts,"
                         + " rounded up); ask for " + granted.getTTL() + " s or more");
             }
-            session.leaseId = granted.getID();
             session.grantedTtl = Duration.ofSeconds(granted.getTTL());
-            context.sessionConfirmed(sent, session.grantedTtl);
+            context.sessionConfirmed(granted.getID(), sent, session.grantedTtl); // before any key is bound to it
+            session.leaseId = granted.getID();
             session.checkAccess(options.connectTimeout());
             session.keeper.schedule(session::keepAlive, session.keepAlivePeriod().toNanos(), TimeUnit.NANOSECONDS);
             session.opened = true;
@@ -317,7 +319,7 @@ final class EtcdSession implements AutoCloseable {
                 if (answer == null || answer.getTTL() <= 0) {
                     sessionLost(id);
                 } else {
-                    context.sessionConfirmed(sent, grantedTtl);
+                    context.sessionConfirmed(id, sent, grantedTtl);
                     if (suspended) {
                         suspended = false;
                         listener.restored();
@@ -376,8 +378,8 @@ final class EtcdSession implements AutoCloseable {
             long sent = System.nanoTime();
             LeaseGrantResponse granted = call(() -> leases().grant(requestedTtl.toSeconds()), "grant a new session lease");
             grantedTtl = Duration.ofSeconds(granted.getTTL());
+            context.sessionConfirmed(granted.getID(), sent, grantedTtl); // before any key is bound to it
             leaseId = granted.getID();
-            context.sessionConfirmed(sent, grantedTtl);
         }
         if (suspended) {
             suspended = false;

@@ -3,6 +3,7 @@ package io.distlock.zookeeper.internal;
 import io.distlock.spi.LockRequest;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -17,8 +18,11 @@ import java.util.concurrent.CompletableFuture;
  */
 final class LockLine {
 
-    /** A request's node: its path and czxid (the fencing token if it is granted). */
-    record Node(String path, long czxid) {
+    /**
+     * A request's node: its path, czxid (the fencing token if it is granted), and the session it
+     * lives with (its ephemeral owner: the grant is bound to that session).
+     */
+    record Node(String path, long czxid, long session) {
     }
 
     private final ZkSession session;
@@ -27,20 +31,39 @@ final class LockLine {
         this.session = session;
     }
 
-    /** Sends the create of {@code request}'s node in {@code dir} (its data: the lease time in ms); its Stat carries the czxid. */
-    CompletableFuture<Node> join(String dir, LockRequest request) {
+    /**
+     * Sends the create of {@code request}'s node in {@code dir} (its data: the lease time in ms) on
+     * handle {@code zk}; its Stat carries the czxid and the ephemeral owner.
+     */
+    CompletableFuture<Node> join(ZooKeeper zk, String dir, LockRequest request) {
         CompletableFuture<Node> future = new CompletableFuture<>();
         byte[] data = Long.toString(request.leaseTime().toMillis()).getBytes(StandardCharsets.US_ASCII);
-        session.zk().create(ZkPaths.nodePrefix(dir, request.ownerToken()), data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
-                (rc, path, ctx, name, stat) -> ZkCalls.complete(future, rc, path, stat == null ? null : new Node(name, stat.getCzxid())),
-                null);
+        zk.create(ZkPaths.nodePrefix(dir, request.ownerToken()), data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
+                (rc, path, ctx, name, stat) -> ZkCalls.complete(future, rc, path, stat == null ? null
+                        : new Node(name, stat.getCzxid(), stat.getEphemeralOwner())), null);
         return future;
     }
 
     /** Sends a listing of {@code dir}. */
     CompletableFuture<List<String>> list(String dir) {
+        return list(session.zk(), dir);
+    }
+
+    /** Sends a listing of {@code dir} on handle {@code zk}. */
+    CompletableFuture<List<String>> list(ZooKeeper zk, String dir) {
         CompletableFuture<List<String>> future = new CompletableFuture<>();
-        session.zk().getChildren(dir, false, (rc, path, ctx, children) -> ZkCalls.complete(future, rc, path, children), null);
+        zk.getChildren(dir, false, (rc, path, ctx, children) -> ZkCalls.complete(future, rc, path, children), null);
+        return future;
+    }
+
+    /**
+     * Sends a {@code sync} of {@code dir} on handle {@code zk}: a follower answers it only once it has
+     * caught up with the leader, so a listing sent after it on the same session sees at least what
+     * the leader had, and its answer shows that the leader still had the session.
+     */
+    CompletableFuture<Boolean> sync(ZooKeeper zk, String dir) {
+        CompletableFuture<Boolean> future = new CompletableFuture<>();
+        zk.sync(dir, (rc, path, ctx) -> ZkCalls.complete(future, rc, path, Boolean.TRUE), null);
         return future;
     }
 
@@ -74,11 +97,12 @@ final class LockLine {
      */
     Optional<Node> find(String dir, String ownerToken) throws KeeperException {
         for (String child : findByOwner(dir, ownerToken)) {
-            CompletableFuture<Long> czxid = new CompletableFuture<>();
+            CompletableFuture<Node> node = new CompletableFuture<>();
             session.zk().exists(dir + "/" + child, false, (rc, path, ctx, stat) ->
-                    ZkCalls.complete(czxid, rc, path, stat == null ? null : stat.getCzxid()), null);
+                    ZkCalls.complete(node, rc, path, stat == null ? null : new Node(path, stat.getCzxid(), stat.getEphemeralOwner())),
+                    null);
             try {
-                return Optional.of(new Node(dir + "/" + child, session.calls().await(czxid, "read " + child)));
+                return Optional.of(session.calls().await(node, "read " + child));
             } catch (KeeperException.NoNodeException gone) {
                 return Optional.empty(); // deleted meanwhile: nothing to adopt
             }

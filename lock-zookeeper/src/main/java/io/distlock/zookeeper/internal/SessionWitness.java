@@ -2,6 +2,7 @@ package io.distlock.zookeeper.internal;
 
 import io.distlock.spi.DriverContext;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.ZooKeeper;
 
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
@@ -17,12 +18,18 @@ import java.util.function.BooleanSupplier;
  * with no valid lease at its first look, before its connection has noticed anything — the
  * ensemble may have expired the session and given the lock to someone else meanwhile.
  *
- * <p>Every answer a server sent to this session's requests counts, with the time the request was
- * <em>sent</em> (the server heard from the session no earlier than that): the lock's own creates,
- * listings and extensions report it. While the client holds grants, a {@code sync} goes out every
- * quarter of the negotiated session timeout besides, so that the bound keeps three quarters of
- * the session ahead of it. A {@code sync} rather than a read: a follower answers it only after a
- * round trip to the leader, the one that expires sessions.
+ * <p>Only an answer that proves the session alive where sessions are expired counts, with the time
+ * the request was <em>sent</em> (the server heard from the session no earlier than that): a write
+ * (the lock's creates and extensions) or a {@code sync}, which a follower answers only after a
+ * round trip to the leader — the one that expires sessions. A plain read does not: a follower cut
+ * off from the leader keeps serving reads for up to {@code syncLimit × tickTime} while the leader
+ * may already have expired the session. While the client holds grants, a {@code sync} goes out
+ * every quarter of the negotiated session timeout besides, so that the bound keeps three quarters
+ * of the session ahead of it.
+ *
+ * <p>Each confirmation names the session it is about — the id of the handle that got the answer —
+ * and vouches only for the grants of that session ({@link io.distlock.spi.Grant#session()}): the
+ * next session, after an expiry, never vouches for the grants of the last.
  */
 final class SessionWitness implements AutoCloseable {
 
@@ -55,14 +62,14 @@ final class SessionWitness implements AutoCloseable {
     }
 
     /**
-     * A server answered a request of this session that was sent at {@code sentAtNanos} (any
-     * answer, an error code included: the session was alive to give it).
+     * The leader's side answered a write or a {@code sync} that handle {@code zk} sent at
+     * {@code sentAtNanos} (any answer, an error code included: the session was alive to give it).
+     * Called once the answer arrived, when the handle's session id is the one that got it.
      */
-    void answered(long sentAtNanos) {
-        try {
-            context.sessionConfirmed(sentAtNanos, Duration.ofMillis(session.zk().getSessionTimeout()));
-        } catch (RuntimeException closed) {
-            // the session is closed: nothing to vouch for
+    void answered(ZooKeeper zk, long sentAtNanos) {
+        long id = zk.getSessionId();
+        if (id != 0) {
+            context.sessionConfirmed(id, sentAtNanos, Duration.ofMillis(zk.getSessionTimeout()));
         }
     }
 
@@ -79,9 +86,10 @@ final class SessionWitness implements AutoCloseable {
         try {
             if (holding.getAsBoolean() && session.connected()) {
                 long sent = System.nanoTime();
-                session.zk().sync(path, (rc, p, ctx) -> {
+                ZooKeeper zk = session.zk();
+                zk.sync(path, (rc, p, ctx) -> {
                     if (rc == KeeperException.Code.OK.intValue()) {
-                        answered(sent);
+                        answered(zk, sent);
                     }
                 }, null);
             }

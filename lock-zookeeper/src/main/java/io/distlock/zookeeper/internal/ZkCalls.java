@@ -51,7 +51,11 @@ final class ZkCalls {
     }
 
     <T> T await(CompletableFuture<T> future, String what) throws KeeperException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        return await(future, what, System.nanoTime() + timeout.toNanos());
+    }
+
+    /** As {@link #await(CompletableFuture, String)}, within what is left of a call that began earlier, up to {@code deadline}. */
+    <T> T await(CompletableFuture<T> future, String what, long deadline) throws KeeperException {
         boolean interrupted = false;
         try {
             while (true) {

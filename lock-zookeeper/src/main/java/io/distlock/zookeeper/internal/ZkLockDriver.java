@@ -1,7 +1,6 @@
 package io.distlock.zookeeper.internal;
 
 import io.distlock.BackendUnavailableException;
-import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
@@ -85,7 +84,7 @@ public final class ZkLockDriver implements LockDriver {
     private ZkLockDriver(ZkEndpoint endpoint, LockOptions options, DriverContext context) {
         this.endpoint = endpoint;
         this.context = context;
-        this.session = ZkSession.open(endpoint, options, this::stateChanged);
+        this.session = ZkSession.open(endpoint, options, this::stateChanged, context::sessionEnded);
         this.calls = session.calls();
         this.lockLine = new LockLine(session);
         this.witness = new SessionWitness(session, context, () -> !grants.isEmpty(), endpoint.chroot());
@@ -121,14 +120,20 @@ public final class ZkLockDriver implements LockDriver {
             // the watch. Nothing to ask the server.
             return Attempt.busy();
         }
-        long deadline = System.nanoTime() + session.operationTimeout().toNanos();
+        long start = System.nanoTime();
+        long deadline = start + session.operationTimeout().toNanos();
         boolean replyLost = false;
         while (true) {
             try {
+                if (!session.connected()) {
+                    // Nothing to send on yet: waiting for the connection is the caller's wait, not a
+                    // request in flight, so it ends with the caller's maxWait if that comes first.
+                    awaitConnection(request, start, null);
+                }
                 if (replyLost && line.node == null) {
                     adopt(request, line);
                 }
-                return tryOnce(request, line);
+                return tryOnce(request, line, deadline);
             } catch (KeeperException e) {
                 // A server went away mid-request (a leader election, a restart): the client moves
                 // to another server with the same session. Wait for that, find a node whose create
@@ -136,33 +141,48 @@ public final class ZkLockDriver implements LockDriver {
                 if (!ZkCalls.isConnectionProblem(e) || System.nanoTime() - deadline > 0) {
                     throw calls.translate(e, "acquire '" + request.name() + "' in " + line.dir);
                 }
-                session.awaitReconnect(deadline, e, "acquire '" + request.name() + "'");
+                awaitConnection(request, start, e);
                 replyLost = true;
             }
         }
     }
 
-    private Attempt tryOnce(LockRequest request, InLine line) throws KeeperException {
+    /** Waits for the connection within the attempt's bound and the caller's wait, whichever ends first. */
+    private void awaitConnection(LockRequest request, long start, KeeperException cause) {
+        long left = request.reconnectNanosLeft(start, session.operationTimeout());
+        session.awaitReconnect(System.nanoTime() + left, cause, "acquire '" + request.name() + "'");
+    }
+
+    /** One look at the line (creating the request's node if it has none), its answers awaited until {@code deadline}. */
+    private Attempt tryOnce(LockRequest request, InLine line, long deadline) throws KeeperException {
         String dir = line.dir;
         for (int round = 0; ; round++) {
             Node node = line.node;
+            ZooKeeper zk = zk();
             List<String> children;
             long sent = System.nanoTime();
             if (node == null) {
-                CompletableFuture<Node> created = lockLine.join(dir, request);
-                CompletableFuture<List<String>> listed = lockLine.list(dir); // pipelined: one round trip for both
+                CompletableFuture<Node> created = lockLine.join(zk, dir, request);
+                CompletableFuture<List<String>> listed = lockLine.list(zk, dir); // pipelined: one round trip for both
                 try {
-                    node = calls.await(created, "create a lock node in " + dir);
+                    node = calls.await(created, "create a lock node in " + dir, deadline);
                 } catch (KeeperException.NoNodeException e) {
                     session.createParents(dir);
                     continue;
                 }
                 line.node = node;
-                children = calls.await(listed, "list " + dir);
+                witness.answered(zk, sent); // a write: the leader had the session
+                children = calls.await(listed, "list " + dir, deadline);
             } else {
-                children = calls.await(lockLine.list(dir), "list " + dir);
+                // A listing alone may come from a follower that lost the leader and still serves what
+                // it last knew: a sync first, in order with it, so that it shows at least what the
+                // leader had, and so that the answer vouches for the session.
+                CompletableFuture<Boolean> synced = lockLine.sync(zk, dir);
+                CompletableFuture<List<String>> listed = lockLine.list(zk, dir);
+                calls.await(synced, "sync " + dir, deadline);
+                witness.answered(zk, sent);
+                children = calls.await(listed, "list " + dir, deadline);
             }
-            witness.answered(sent); // before a grant is returned: the engine bounds its validity by it
             List<String> queue = ZkPaths.queue(children);
             int place = queue.indexOf(ZkPaths.name(node.path()));
             if (place > 0 && removeGhosts(request, dir, queue.subList(0, place), node)) {
@@ -181,7 +201,9 @@ public final class ZkLockDriver implements LockDriver {
             }
             if (place == 0) {
                 line.predecessor.stop();
-                Grant grant = new Grant(request, OptionalLong.of(node.czxid()), node.path());
+                // Bound to the session the node lives with: the engine ends the lease with it, and
+                // gives the grant back if that session ended before the grant is recorded.
+                Grant grant = new Grant(request, OptionalLong.of(node.czxid()), node.path(), node.session());
                 grants.put(request.ownerToken(), grant);
                 return Attempt.granted(grant);
             }
@@ -257,7 +279,7 @@ public final class ZkLockDriver implements LockDriver {
             try {
                 boolean extended = calls.await(replies.get(i), what);
                 if (i == 0) {
-                    witness.answered(sent);
+                    witness.answered(zk, sent); // a write: the leader had the session
                 }
                 if (!extended) {
                     forget(renewals.get(i).grant().ownerToken());
@@ -357,11 +379,9 @@ public final class ZkLockDriver implements LockDriver {
                 break;
             case LOST:
                 // The session expired: its ephemeral nodes are gone, or go when the server notices.
-                // Every lease is lost; the engine then ends each one through leaseExpired, whose
-                // delete (on the new session) confirms the node gone. Waiters look at the line again.
-                for (Grant grant : new ArrayList<>(grants.values())) {
-                    context.leaseLost(grant, Lease.LossReason.BACKEND_LOST);
-                }
+                // The session's handle reported its end (ZkSession's onSessionEnded), and the engine
+                // lost every lease bound to it — including a grant it decided that is still on its
+                // way. Waiters look at the line again.
                 lookAgain();
                 break;
             default:

@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * One client's ZooKeeper session, kept connected by Curator: connecting within the connect
@@ -106,13 +107,17 @@ final class ZkSession {
      * chroot's ACL does not name this user with another password.
      *
      * @param onState told of every connection state change, on Curator's event thread
+     * @param onSessionEnded told the id of every session that ended — expired on the server, or its
+     *                       handle closed (Curator replaces a handle whose session it gave up on) —
+     *                       on that handle's event thread, after every answer the session got
      * @throws IllegalArgumentException    if credentials are given in the URI and the options, or lack a user name
      * @throws BackendUnavailableException if no server of the ensemble answers within the connect timeout
      * @throws AuthenticationException     if the TLS handshake or the authentication is refused, or the
      *                                     chroot's ACL shows that the password is wrong
      * @throws io.distlock.LockException    if the chroot cannot be read or created (no permission)
      */
-    static ZkSession open(ZkEndpoint endpoint, LockOptions options, Consumer<ConnectionState> onState) {
+    static ZkSession open(ZkEndpoint endpoint, LockOptions options, Consumer<ConnectionState> onState,
+                          LongConsumer onSessionEnded) {
         long deadline = System.nanoTime() + options.connectTimeout().toNanos();
         int connectMillis = (int) options.connectTimeout().toMillis();
         Principal principal = new Principal(endpoint, options);
@@ -134,14 +139,25 @@ final class ZkSession {
                     tls.configure(config);
                 }
                 ZkIdentity identity = principal.next();
+                AtomicReference<ZooKeeper> handle = new AtomicReference<>();
                 Watcher watching = event -> {
-                    if (event.getState() == Watcher.Event.KeeperState.AuthFailed) {
+                    Watcher.Event.KeeperState state = event.getState();
+                    if (state == Watcher.Event.KeeperState.AuthFailed) {
                         refused.complete(new AuthenticationException(endpoint.toString(), "ZooKeeper at " + endpoint
                                 + " refused to authenticate " + principal.describe() + " (AuthFailed)", null));
+                    }
+                    ZooKeeper ended = handle.get();
+                    if ((state == Watcher.Event.KeeperState.Expired || state == Watcher.Event.KeeperState.Closed)
+                            && ended != null && ended.getSessionId() != 0) {
+                        // A handle has one session for its life: once it expired or the handle closed,
+                        // nothing it created lives on. This event comes after every answer the session
+                        // got (one event thread per handle), so a grant it answered is already decided.
+                        onSessionEnded.accept(ended.getSessionId());
                     }
                     watcher.process(event);
                 };
                 ZooKeeper zk = new ZooKeeper(connectString, sessionTimeout, watching, canBeReadOnly, config);
+                handle.set(zk);
                 if (identity != null) {
                     zk.addAuthInfo("digest", identity.auth()); // sent before any request, and again on each reconnect
                 }
@@ -280,20 +296,31 @@ final class ZkSession {
         return !closed && curator.getZookeeperClient().isConnected();
     }
 
-    /** Waits until Curator has a connection again, within the deadline; otherwise reports {@code cause}. */
+    /**
+     * Waits until Curator has a connection again, within the deadline; otherwise reports {@code cause},
+     * or, without one (nothing was sent yet), that the connection did not come back in time.
+     */
     void awaitReconnect(long deadline, KeeperException cause, String what) {
         if (closed) {
-            throw calls.translate(cause, what);
+            throw giveUp(cause, what);
         }
         try {
             long left = deadline - System.nanoTime();
             if (left <= 0 || !curator.blockUntilConnected((int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)), TimeUnit.MILLISECONDS)) {
-                throw calls.translate(cause, what);
+                throw giveUp(cause, what);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw calls.translate(cause, what);
+            throw giveUp(cause, what);
         }
+    }
+
+    private RuntimeException giveUp(KeeperException cause, String what) {
+        if (cause != null) {
+            return calls.translate(cause, what);
+        }
+        return new BackendUnavailableException(endpoint.toString(), "ZooKeeper at " + endpoint + ": not connected, so"
+                + " could not " + what + "; the connection did not come back within the wait", null);
     }
 
     /** Creates {@code dir} and its ancestors as container nodes, which the server removes once empty. */

@@ -41,7 +41,7 @@ class ZkSessionDeleteTest {
             old.create("/locks/job", new byte[0], oldOnly, CreateMode.PERSISTENT);
             old.create("/locks/job/held", new byte[0], oldOnly, CreateMode.PERSISTENT);
             ZkSession rotated = ZkSession.open(ZkEndpoint.parse(URI.create("zookeeper://alice:new-pw@" + server.getConnectString() + "/locks")),
-                    LockOptions.defaults(), state -> { });
+                    LockOptions.defaults(), state -> { }, ended -> { });
             try {
                 assertThat(rotated.delete("/locks/job/gone", "release")).as("gone: confirmed, not deleted").isFalse();
                 assertThatThrownBy(() -> rotated.delete("/locks/job/held", "release")).isInstanceOf(KeeperException.NoAuthException.class);
