@@ -14,6 +14,7 @@ import io.distlock.tck.NodeFaults;
 import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.ServerRestart;
+import io.distlock.tck.SessionEnd;
 import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
@@ -201,6 +202,18 @@ class EtcdTckTest extends LockVerification {
             next.release();
             assertThat(probe.heldFor(name)).isEmpty();
         }
+    }
+
+    /**
+     * The session lease of the client whose key heads the lock's line (the holder, or the request just
+     * granted) is revoked, as an operator would: every key bound to it goes at once, and the client
+     * hears of it at its next keep-alive or write.
+     */
+    @Override
+    protected Optional<SessionEnd> sessionEnd() {
+        return Optional.of(SessionEnd.of((client, lockName) -> cluster.revokeLease(cluster.leaseOf(
+                cluster.keys(lockDir(lockName)).stream().findFirst().orElseThrow(() -> new IllegalStateException(
+                        "no key in the line of '" + lockName + "': nothing is granted to end the session of"))))));
     }
 
     /** Rule 4.4 does not apply, and the verdict says why. */

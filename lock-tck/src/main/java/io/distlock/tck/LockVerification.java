@@ -185,6 +185,20 @@ public abstract class LockVerification extends SecurityRules {
     }
 
     /**
+     * The hook that ends a client's session on the server (rule 4.19): ZooKeeper closes it with the
+     * session's id and password from another connection, etcd revokes its session lease. A backend
+     * whose clients hold sessions supplies it; one whose locks are keys with a TTL of their own need
+     * not (or says why with {@link SessionEnd#impossible(String)}).
+     *
+     * @return the hook; empty fails rule 4.19 for a verification whose {@link ClientPartition#sessionTimeout()}
+     *         declares a session (for one that declares none, the rule does not apply)
+     */
+    @Override
+    protected Optional<SessionEnd> sessionEnd() {
+        return Optional.empty();
+    }
+
+    /**
      * The hook of group 6 (rules 6.1–6.4), for a verification whose servers require authentication
      * (and speak TLS, where the backend can): wrong credentials, a principal without rights, an
      * untrusted server certificate, and no secret in any log line, message or verdict.

@@ -32,7 +32,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * backend may (the verdict records each double grant as a finding), a {@code CORRECTNESS} backend
  * may not. A link of the chain that ends in {@link LockVerification} (see {@link VerificationSupport}).
  */
-abstract class ServerFaultRules extends PartitionRules {
+abstract class ServerFaultRules extends SessionRules {
 
     /**
      * Rule 4.4: node 0's clock jumps forward by a whole lease while A holds the lock and B waits.

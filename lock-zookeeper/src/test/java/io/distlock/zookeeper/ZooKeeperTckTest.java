@@ -13,6 +13,7 @@ import io.distlock.tck.NodeFaults;
 import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.ServerRestart;
+import io.distlock.tck.SessionEnd;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
 import org.awaitility.Awaitility;
@@ -208,6 +209,16 @@ class ZooKeeperTckTest extends LockVerification {
     @Override
     protected Optional<LeaseRevocation> leaseRevocation() {
         return Optional.of((holder, lockName) -> operator.deleteHolderNode(CHROOT, lockName));
+    }
+
+    /**
+     * The session of the client that holds or is being granted the lock is closed on the server from
+     * another connection with its id and password, as an operator (or an expiry) ends it: its nodes go
+     * at once, and the client hears of it when it next talks to the server.
+     */
+    @Override
+    protected Optional<SessionEnd> sessionEnd() {
+        return Optional.of(SessionEnd.of((client, lockName) -> ensemble.expireSession(client)));
     }
 
     /** Rule 4.4 does not apply, and the verdict says why. */

@@ -118,7 +118,25 @@ final class BrokenVerifications {
         }
     }
 
-    static class NeverRestored extends OnScheme {
+    /** A verification of a broken session store, whose reference is {@link MemorySessionTest}. */
+    abstract static class OnSessionScheme extends OnScheme {
+        OnSessionScheme(String scheme) {
+            super(scheme);
+        }
+
+        @Override
+        protected boolean sessionStore() {
+            return true;
+        }
+    }
+
+    static class SweepForgetsInFlight extends OnSessionScheme {
+        SweepForgetsInFlight() {
+            super("broken-sweep-forgets-in-flight");
+        }
+    }
+
+    static class NeverRestored extends OnSessionScheme {
         NeverRestored() {
             super("broken-never-restored");
         }

@@ -65,6 +65,12 @@ enum Bug {
      * the request): a silent server costs the caller several timeouts, not one.
      */
     TIMEOUT_PER_READ,
+    /**
+     * A session store whose driver binds its grants to no session and, when its session ends, marks
+     * lost only the grants it has recorded: a grant the server decided on the session but whose
+     * answer the client records only after the session ended is never lost, and stays valid.
+     */
+    SWEEP_FORGETS_IN_FLIGHT,
     /** A refused password is reported as an unreachable server: a waiting acquire retries it until its wait runs out. */
     WRONG_PASSWORD_AS_UNAVAILABLE,
     /**

@@ -258,6 +258,14 @@ public class MemoryBackend implements LockBackend {
         }
     }
 
+    /** A session store whose loss sweep forgets a grant in flight when its session ends ({@link Bug#SWEEP_FORGETS_IN_FLIGHT}). */
+    public static final class SweepForgetsInFlight extends MemoryBackend {
+        /** Scheme {@code broken-sweep-forgets-in-flight}. */
+        public SweepForgetsInFlight() {
+            super("broken-sweep-forgets-in-flight", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.SWEEP_FORGETS_IN_FLIGHT, true);
+        }
+    }
+
     /** Broken: a late copy of a released acquire, sent again past a route that did not answer, takes the lock. */
     public static final class LateCopyAfterRelease extends MemoryBackend {
         /** Scheme {@code broken-late-copy}. */

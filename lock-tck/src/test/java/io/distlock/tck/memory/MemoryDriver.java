@@ -28,6 +28,8 @@ import java.util.function.Supplier;
 final class MemoryDriver implements LockDriver {
 
     private static final String CONSTANT_OWNER = "owner";
+    /** How long a session store's session vouches for its grants: the memory server never expires one. */
+    private static final Duration SESSION_NEVER_EXPIRES = Duration.ofDays(1);
 
     private final MemoryServer server;
     private final Bug bug;
@@ -42,6 +44,14 @@ final class MemoryDriver implements LockDriver {
     private final long timeoutNanos;
     private final String clientId = UUID.randomUUID().toString();
     private final Set<Runnable> watchers = ConcurrentHashMap.newKeySet();
+
+    /** A session store's current session on the server (a new one once the server ended it). */
+    private volatile long session;
+    /**
+     * The grants this driver has recorded: what {@link Bug#SWEEP_FORGETS_IN_FLIGHT} marks lost when
+     * its session ends (an in-flight grant, recorded after the sweep, is not among them).
+     */
+    private final Set<Grant> recorded = ConcurrentHashMap.newKeySet();
 
     /** The authenticated user on a {@code secure} server, else null. */
     private final String principal;
@@ -65,6 +75,7 @@ final class MemoryDriver implements LockDriver {
         server.connected(context);
         if (sessionStore) {
             links.forEach(link -> link.onDrop(context::connectionSuspended));
+            openSession();
         }
         links.forEach(link -> link.onHeal(() -> {
             if (bug != Bug.NEVER_RESTORED) {
@@ -72,6 +83,29 @@ final class MemoryDriver implements LockDriver {
             }
             watchers.forEach(Runnable::run); // a change may have gone unheard while the link was down
         }));
+    }
+
+    /** A new session, vouched for before any grant is bound to it. */
+    private void openSession() {
+        long opened = server.openSession(this::sessionEnded);
+        context.sessionConfirmed(opened, System.nanoTime(), SESSION_NEVER_EXPIRES);
+        session = opened;
+    }
+
+    /**
+     * The server ended this client's session: everything it wrote is gone. The engine loses every
+     * lease the session granted — those recorded and one on its way — unless the driver has
+     * {@link Bug#SWEEP_FORGETS_IN_FLIGHT}, which binds its grants to no session and marks lost
+     * only those it has recorded. The client goes on with a new session.
+     */
+    private void sessionEnded() {
+        long ended = session;
+        openSession();
+        if (bug == Bug.SWEEP_FORGETS_IN_FLIGHT) {
+            recorded.forEach(grant -> context.leaseLost(grant, Lease.LossReason.BACKEND_LOST));
+        } else {
+            context.sessionEnded(ended);
+        }
     }
 
     private String owner(LockRequest request) {
@@ -139,9 +173,14 @@ final class MemoryDriver implements LockDriver {
             }
             throw e;
         }
+        long on = session;
         try {
-            answer = call("acquire " + request.name(), () -> server.tryAcquire(request.name(), owner(request), request.leaseTime()),
-                    () -> resent.add(owner(request)));
+            answer = call("acquire " + request.name(), () -> {
+                if (sessionStore) {
+                    server.onSession(owner(request), on);
+                }
+                return server.tryAcquire(request.name(), owner(request), request.leaseTime());
+            }, () -> resent.add(owner(request)));
         } catch (BackendUnavailableException e) {
             if (bug == Bug.UNKNOWN_AS_BUSY) {
                 return Attempt.busy(); // the defect: no answer taken for contention
@@ -154,8 +193,13 @@ final class MemoryDriver implements LockDriver {
             return Attempt.busy();
         }
         if (answer.granted()) {
-            Grant grant = new Grant(request, MemoryServer.token(fencing, answer.fence()), null);
+            // On a session store the grant is bound to the session it was written on.
+            Object boundTo = sessionStore && bug != Bug.SWEEP_FORGETS_IN_FLIGHT ? on : null;
+            Grant grant = new Grant(request, MemoryServer.token(fencing, answer.fence()), null, boundTo);
             server.onRevoke(owner(request), () -> context.leaseLost(grant, Lease.LossReason.BACKEND_LOST));
+            if (sessionStore) {
+                recorded.add(grant);
+            }
             return Attempt.granted(grant);
         }
         return Attempt.busy(answer.holderRemaining());
@@ -193,6 +237,7 @@ final class MemoryDriver implements LockDriver {
      * nothing — unless the driver has {@link Bug#LATE_COPY_AFTER_RELEASE}.
      */
     private boolean releaseOnServer(Grant grant) {
+        recorded.remove(grant);
         String owner = owner(grant.request());
         server.forget(owner);
         boolean released = server.release(grant.name(), owner);

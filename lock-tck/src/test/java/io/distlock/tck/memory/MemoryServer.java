@@ -42,6 +42,7 @@ import java.util.concurrent.TimeUnit;
 final class MemoryServer {
 
     private static final ConcurrentHashMap<String, MemoryServer> SERVERS = new ConcurrentHashMap<>();
+    private static final AtomicLong SESSION_IDS = new AtomicLong();
 
     /** Creates the server's expiry timer lazily; one daemon thread for all servers. */
     private static final class Timer {
@@ -90,6 +91,15 @@ final class MemoryServer {
     private volatile CountDownLatch replyHeld;
     /** Owner token → what its driver does when the server drops that owner's grant on its own. */
     private final Map<String, Runnable> revocationListeners = new ConcurrentHashMap<>();
+    /**
+     * On a session store: owner token → the client session its request was written on (a ZooKeeper
+     * node's ephemeral owner). What a session wrote goes when it ends ({@link #endSession}).
+     */
+    private final Map<String, Long> sessionOf = new ConcurrentHashMap<>();
+    /** Session → what its client does when the server ends it (it hears of it at once). */
+    private final Map<Long, Runnable> sessionListeners = new ConcurrentHashMap<>();
+    /** Sessions the server ended: a request written on one is refused, as an expired session's. */
+    private final Set<Long> endedSessions = ConcurrentHashMap.newKeySet();
     /** The engines of the connected clients, told when the "connection" is suspended and restored. */
     private final Set<DriverContext> connections = ConcurrentHashMap.newKeySet();
 
@@ -242,6 +252,61 @@ final class MemoryServer {
     /** Every connected client's connection is back with its session (RECONNECTED). */
     void restoreConnections() {
         connections.forEach(DriverContext::connectionRestored);
+    }
+
+    /**
+     * Opens a client session on this server: {@code onEnd} runs when the server ends it.
+     *
+     * @return the session's id
+     */
+    long openSession(Runnable onEnd) {
+        long id = SESSION_IDS.incrementAndGet();
+        sessionListeners.put(id, onEnd);
+        return id;
+    }
+
+    /**
+     * A request of {@code owner} arrives on session {@code session}: what it writes belongs to that
+     * session. A session the server ended takes no request.
+     *
+     * @throws BackendUnavailableException if the session ended (the client must move to a new one)
+     */
+    void onSession(String owner, long session) {
+        if (endedSessions.contains(session)) {
+            throw new BackendUnavailableException("memory", "session " + session + " has ended", null);
+        }
+        sessionOf.put(owner, session);
+    }
+
+    /**
+     * Ends, on the server's own initiative, the session whose request holds or was just granted
+     * {@code name} (an expiry, an operator closing it): everything written on it goes, then its
+     * client is told.
+     */
+    void endSession(String name) {
+        Long session;
+        List<String> changed = new ArrayList<>();
+        synchronized (this) {
+            Entry head = head(name);
+            session = head == null ? null : sessionOf.get(head.owner);
+            if (session == null) {
+                return;
+            }
+            endedSessions.add(session);
+            long now = System.nanoTime();
+            for (Map.Entry<String, Deque<Entry>> queue : new ArrayList<>(queues.entrySet())) {
+                if (queue.getValue().removeIf(entry -> session.equals(sessionOf.get(entry.owner)))) {
+                    changed.add(queue.getKey());
+                    settle(queue.getKey(), now);
+                }
+            }
+            sessionOf.values().removeIf(session::equals);
+        }
+        changed.forEach(this::fire);
+        Runnable listener = sessionListeners.remove(session);
+        if (listener != null) {
+            listener.run();
+        }
     }
 
     void onRevoke(String owner, Runnable listener) {

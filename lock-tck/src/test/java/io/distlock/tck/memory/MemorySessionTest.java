@@ -15,6 +15,11 @@ class MemorySessionTest extends MemoryVerification {
     }
 
     @Override
+    protected boolean sessionStore() {
+        return true;
+    }
+
+    @Override
     protected Optional<String> unreachableUri() {
         return Optional.of("memory-session://tck:" + SECRET + "@down-session");
     }

@@ -12,6 +12,7 @@ import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.Security;
 import io.distlock.tck.ServerRestart;
+import io.distlock.tck.SessionEnd;
 
 import java.util.List;
 import java.util.Optional;
@@ -99,6 +100,22 @@ abstract class MemoryVerification extends LockVerification {
                 return Optional.of(() -> Locks.connect(scheme + "://" + authority() + "?tls=untrusted"));
             }
         });
+    }
+
+    /**
+     * Whether the backend is a session store, whose clients hold sessions the server can end (rule
+     * 4.19); false by default.
+     *
+     * @return true for a session store's verification
+     */
+    protected boolean sessionStore() {
+        return false;
+    }
+
+    /** A session store's sessions end on the server's initiative; other variants keep none (rule 4.19 does not apply). */
+    @Override
+    protected Optional<SessionEnd> sessionEnd() {
+        return sessionStore() ? Optional.of(SessionEnd.of((client, lockName) -> server().endSession(lockName))) : Optional.empty();
     }
 
     @Override
