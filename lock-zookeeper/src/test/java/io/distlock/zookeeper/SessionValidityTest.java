@@ -2,19 +2,29 @@ package io.distlock.zookeeper;
 
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockRequest;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.Signals;
+import io.distlock.zookeeper.internal.ZkEndpoint;
+import io.distlock.zookeeper.internal.ZkLockDriver;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -30,6 +40,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and a 30 s lease is frozen as a whole ({@code SIGSTOP} of its JVM) past its session timeout; the
  * ensemble expires the session and hands the lock to another client. When the holder runs again,
  * its very first look must find its lease invalid — before its connection has noticed anything.
+ *
+ * <p>And a grant is bound to the session that granted it (issue 20, item 1): the driver names the
+ * session its lock node lives with, confirms only that session with the answers that prove it alive,
+ * and reports the end of exactly that session — so that the engine can give back a grant whose
+ * session ended before it was recorded, and lose every lease the session granted, recorded or not.
  */
 class SessionValidityTest {
 
@@ -43,9 +58,55 @@ class SessionValidityTest {
         server = ZkServers.single();
     }
 
+    private final Opened opened = new Opened();
+
     @AfterAll
     static void stop() {
         server.close();
+    }
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        opened.closeAll();
+    }
+
+    @Test
+    void aGrantNamesTheSessionItsNodeLivesWithAndThatSessionsEndIsReported() {
+        RecordingContext context = new RecordingContext();
+        ZkLockDriver driver = opened.add(ZkLockDriver.connect(ZkEndpoint.parse(URI.create(server.uri("/binding?sessionTimeout="
+                + SESSION_MILLIS))), LockOptions.defaults(), context));
+        long session = driver.zooKeeper().getSessionId();
+
+        Attempt attempt = driver.tryAcquire(new LockRequest("bound", UUID.randomUUID().toString(), Duration.ofSeconds(30)));
+        Grant grant = attempt.grant();
+        assertThat(grant.session()).as("the session the node lives with (its ephemeral owner)").isEqualTo(session);
+        assertThat(context.confirmedSessions).as("confirmed before the grant was returned").contains(session);
+        assertThat(context.confirmedSessions).as("no confirmation about any other session").containsOnly(session);
+
+        server.expireSession(driver.zooKeeper());
+        Awaitility.await().atMost(Duration.ofSeconds(15)).until(() -> context.endedSessions.contains(session));
+        assertThat(context.endedSessions).as("only the session that ended").containsOnly(session);
+        assertThat(context.lost).as("the driver leaves the sweep to the engine, by session").isEmpty();
+
+        // The next grant is bound to the next session, never to the one that ended.
+        Awaitility.await().atMost(Duration.ofSeconds(15)).ignoreExceptions().until(() -> driver.tryAcquire(
+                new LockRequest("after", UUID.randomUUID().toString(), Duration.ofSeconds(30))).isGranted());
+        assertThat(driver.zooKeeper().getSessionId()).isNotEqualTo(session);
+        assertThat(context.confirmedSessions).contains(driver.zooKeeper().getSessionId());
+    }
+
+    @Test
+    void aLeaseIsLostWithTheSessionThatGrantedItAndTheNextSessionDoesNotReviveIt() throws Exception {
+        LockClient client = opened.add(Locks.connect(server.uri("/binding?sessionTimeout=" + SESSION_MILLIS)));
+        Lease lease = client.lock("revived").tryAcquire(Duration.ofSeconds(60)).orElseThrow();
+        server.expireSession(client);
+        assertThat(lease.lost().toCompletableFuture().get(15, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.BACKEND_LOST);
+        // The client goes on with a new session, whose confirmations vouch for its own grants only.
+        Lease next = Awaitility.await().atMost(Duration.ofSeconds(15)).ignoreExceptions()
+                .until(() -> client.lock("revived-next").tryAcquire(Duration.ofSeconds(60)).orElse(null), l -> l != null);
+        assertThat(next.isValid()).isTrue();
+        assertThat(lease.isValid()).as("the lease of the ended session").isFalse();
+        next.release();
     }
 
     @Test
