@@ -1,9 +1,11 @@
 package io.distlock.engine;
 
+import io.distlock.spi.Backoff;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -12,7 +14,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,7 +21,7 @@ import java.util.concurrent.TimeUnit;
  * requests (also by owner token after an unknown outcome), and lease ends on session stores.
  *
  * <p>A removal that the server did not confirm is never forgotten: it stays here and is retried
- * with a jittered back-off (10 ms doubling to {@value #MAX_BACKOFF_MILLIS} ms), at once when the
+ * with a jittered back-off ({@link #BACKOFF}: 10 ms doubling to 250 ms), at once when the
  * driver reports its connection restored, and in the client's closing batch — until the driver
  * returns normally, or until it is moot: on a backend whose server expires leases, once everything
  * the lease or request wrote has expired there (its latest write's lease time plus the operation
@@ -36,10 +37,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class Cleanup {
 
-    static final long MAX_BACKOFF_MILLIS = 250;
-    /** How often a confirmed removal is repeated while a late write of its request may still land. */
-    static final long REPEAT_MILLIS = LockDriver.LATE_WRITE_REPEAT_MILLIS;
-    private static final long MIN_BACKOFF_MILLIS = 10;
+    /** Between retry rounds of removals the server did not confirm, by how many rounds in a row failed. */
+    static final Backoff BACKOFF = Backoff.exponential(Duration.ofMillis(10), Duration.ofMillis(250));
     private static final long NO_MOOT = Long.MAX_VALUE;
 
     /** One removal. */
@@ -174,11 +173,11 @@ final class Cleanup {
                 outage = true;
                 task.failures++;
                 logFirstFailure(task, e);
-                queue(task, backoffNanos(1)); // it just failed: no point trying again at once
+                queue(task, BACKOFF.delayNanos(1)); // it just failed: no point trying again at once
                 return;
             }
         }
-        queue(task, backoffNanos(Math.max(1, failedRounds())));
+        queue(task, BACKOFF.delayNanos(failedRounds()));
     }
 
     /**
@@ -298,7 +297,7 @@ final class Cleanup {
      * that cannot refuse it: tried again a little later, until its lease time has passed there.
      */
     private void repeatLater(Task task) {
-        long next = client.nanoTime() + TimeUnit.MILLISECONDS.toNanos(REPEAT_MILLIS);
+        long next = client.nanoTime() + LockDriver.LATE_WRITE_REPEAT.delayNanos(1);
         if (next - task.mootAt < 0) {
             task.notBefore = next;
             synchronized (pending) {
@@ -401,7 +400,7 @@ final class Cleanup {
             long now = client.nanoTime();
             long delay;
             if (failed && !rerun) {
-                delay = backoffNanos(failedRounds);
+                delay = BACKOFF.delayNanos(failedRounds);
             } else {
                 // The next task due: at once, unless every pending one is a repeat waiting its turn.
                 long soonest = Long.MAX_VALUE;
@@ -418,12 +417,6 @@ final class Cleanup {
             roundRunning = true;
         }
         submitRound();
-    }
-
-    /** A jittered back-off: 10 ms doubling per failed round, at most {@value #MAX_BACKOFF_MILLIS} ms. */
-    private static long backoffNanos(int failures) {
-        long ceiling = Math.min(MAX_BACKOFF_MILLIS, MIN_BACKOFF_MILLIS << Math.min(Math.max(0, failures - 1), 10));
-        return TimeUnit.MILLISECONDS.toNanos(ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1));
     }
 
     /**

@@ -18,7 +18,7 @@ import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
-import io.distlock.spi.Watch;
+import io.distlock.spi.Validity;
 
 import java.net.URI;
 import java.security.NoSuchAlgorithmException;
@@ -28,7 +28,6 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
@@ -51,7 +50,7 @@ final class EngineClient implements LockClient, DriverContext {
     private final LeaseKeeper keeper;
     private final Cleanup cleanup;
     private final ConcurrentHashMap<String, EngineLease> held = new ConcurrentHashMap<>();
-    private final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
+    private final Waiting waiting;
     /**
      * Owner tokens come from a DRBG seeded once from the system's entropy: as unpredictable as the
      * platform default (NativePRNG), without its global lock and /dev/urandom read per token.
@@ -64,7 +63,6 @@ final class EngineClient implements LockClient, DriverContext {
     private volatile boolean suspended;
     /** False for a session-based store: the engine then ends leases on the server at the end of their validity. */
     private volatile boolean serverExpiresLeases = true;
-    private volatile boolean reliableNotifications;
     private volatile boolean lateWritesPossible;
     /** On a session store: the sessions that vouch for this client's leases, each for its own. */
     private final Sessions sessions = new Sessions();
@@ -77,6 +75,7 @@ final class EngineClient implements LockClient, DriverContext {
         this.runtime = runtime;
         this.keeper = new LeaseKeeper(this);
         this.cleanup = new Cleanup(this);
+        this.waiting = new Waiting(options, descriptor.has(Feature.WAIT_NOTIFICATION));
     }
 
     static LockClient connect(LockBackend backend, URI uri, LockOptions options) {
@@ -90,8 +89,8 @@ final class EngineClient implements LockClient, DriverContext {
             client.driver = Objects.requireNonNull(backend.connect(uri, options, client),
                     "backend " + backend.getClass().getName() + " returned no driver");
             client.serverExpiresLeases = client.driver.serverExpiresLeases();
-            client.reliableNotifications = client.driver.reliableNotifications();
             client.lateWritesPossible = client.driver.lateWritesPossible();
+            client.waiting.connected(client.driver);
         } catch (RuntimeException e) {
             runtime.shutdown();
             throw client.translate(e, "connect to " + client.endpoint);
@@ -121,7 +120,7 @@ final class EngineClient implements LockClient, DriverContext {
             }
             closed = true;
         }
-        waiters.forEach(Waiter::run);
+        waiting.wakeAll();
         List<Grant> grants = new ArrayList<>();
         for (EngineLease lease : new ArrayList<>(held.values())) {
             if (lease.releaseLocally()) {
@@ -180,7 +179,7 @@ final class EngineClient implements LockClient, DriverContext {
     @Override
     public void sessionConfirmed(Object session, long sentAtNanos, Duration sessionTimeout) {
         Objects.requireNonNull(session, "session");
-        sessions.confirmed(session, sentAtNanos + sessionTimeout.toNanos() - options.clockDrift(sessionTimeout).toNanos());
+        sessions.confirmed(session, Validity.deadline(options, sentAtNanos, sessionTimeout));
     }
 
     @Override
@@ -229,13 +228,14 @@ final class EngineClient implements LockClient, DriverContext {
     }
 
     /**
-     * Why a grant that just came back has no validity, if the reason is that this client cannot
-     * vouch for it (not that the lease time was spent on the way): its connection is suspended, or
-     * the session that granted it ended, is unknown, or was not confirmed recently enough.
+     * Why a grant that came back could not be used (it was given back): this client cannot vouch for
+     * it — its connection is suspended, or the session that granted it ended, is unknown, or was not
+     * confirmed recently enough — or else it arrived with no validity left.
      *
-     * @return the exception to report, or null if the client could vouch for the grant now
+     * @param roundTripNanos how long the attempt took
+     * @return the exception to report: the outcome counts as unknown, never as contention
      */
-    BackendUnavailableException cannotVouch(Grant grant) {
+    BackendUnavailableException unusable(Grant grant, long roundTripNanos) {
         if (suspended) {
             return new BackendUnavailableException(endpoint, "the connection to " + endpoint + " is suspended: the"
                     + " server granted the lock, but this client cannot vouch for a lease until it is restored (the"
@@ -248,7 +248,12 @@ final class EngineClient implements LockClient, DriverContext {
                         + refusal + " (the grant was given back)", null);
             }
         }
-        return null;
+        Duration leaseTime = grant.request().leaseTime();
+        return new BackendUnavailableException(endpoint, "the grant of '" + grant.name() + "' from " + endpoint + " arrived after "
+                + TimeUnit.NANOSECONDS.toMillis(roundTripNanos) + " ms, with no validity left of its lease of "
+                + leaseTime.toMillis() + " ms (less the clock-drift allowance of " + options.clockDrift(leaseTime).toMillis()
+                + " ms): the lock was free, but the lease could not be used and was given back; a slow server or"
+                + " network, or a lease too short for it", null);
     }
 
     /** @return true while the driver reports its connection suspended */
@@ -332,7 +337,7 @@ final class EngineClient implements LockClient, DriverContext {
      */
     EngineLease admit(Grant grant, long requestStart) {
         Duration leaseTime = grant.request().leaseTime();
-        long validUntil = requestStart + leaseTime.toNanos() - options.clockDrift(leaseTime).toNanos();
+        long validUntil = Validity.deadline(options, requestStart, leaseTime);
         EngineLease lease = new EngineLease(this, grant, requestStart, validUntil);
         held.put(grant.ownerToken(), lease);
         if (grant.session() != null) {
@@ -394,18 +399,6 @@ final class EngineClient implements LockClient, DriverContext {
      */
     void leaseEnded(EngineLease lease) {
         cleanup.soon(serverExpiresLeases ? new Cleanup.Release(lease.grant(), mootAt(lease)) : new Cleanup.LeaseEnd(lease.grant()));
-    }
-
-    /**
-     * The answer to an acquire whose grant arrived with no validity left (and was given back): the
-     * lock was free, but the round trip outlasted the lease less the drift allowance.
-     */
-    BackendUnavailableException lateGrant(String name, Duration leaseTime, long roundTripNanos) {
-        return new BackendUnavailableException(endpoint, "the grant of '" + name + "' from " + endpoint + " arrived after "
-                + TimeUnit.NANOSECONDS.toMillis(roundTripNanos) + " ms, with no validity left of its lease of "
-                + leaseTime.toMillis() + " ms (less the clock-drift allowance of " + options.clockDrift(leaseTime).toMillis()
-                + " ms): the lock was free, but the lease could not be used and was given back; a slow server or"
-                + " network, or a lease too short for it", null);
     }
 
     /** @return true if a listener is set: only then are events worth creating */
@@ -490,38 +483,9 @@ final class EngineClient implements LockClient, DriverContext {
         keeper.schedule(lease);
     }
 
-    /** A place to sleep between attempts, woken by the client closing. */
-    Waiter newWaiter() {
-        Waiter waiter = new Waiter();
-        waiters.add(waiter);
-        return waiter;
-    }
-
-    /** Has {@code waiter} woken by the driver's change notifications on {@code name}, if the backend has them. */
-    void watch(Waiter waiter, String name) {
-        waiter.watchRequested(true);
-        if (!descriptor.has(Feature.WAIT_NOTIFICATION)) {
-            return;
-        }
-        try {
-            waiter.watching(driver.watch(name, waiter));
-        } catch (RuntimeException e) {
-            // No notifications for this wait: the engine polls on its back-off instead.
-            LOG.log(System.Logger.Level.DEBUG, "could not watch ''{0}'' on {1}; polling instead: {2}", name, endpoint, e.toString());
-        }
-    }
-
-    void dropWaiter(Waiter waiter) {
-        waiters.remove(waiter);
-        waiter.close();
-    }
-
-    boolean waitsForNotifications() {
-        return descriptor.has(Feature.WAIT_NOTIFICATION);
-    }
-
-    boolean reliableNotifications() {
-        return reliableNotifications && descriptor.has(Feature.WAIT_NOTIFICATION);
+    /** A new acquire call on this client (see {@link Acquisition}). */
+    Acquisition acquisition(String name, Duration leaseTime, long maxWaitNanos, boolean waits, long unknownGraceNanos) {
+        return new Acquisition(this, waiting, name, leaseTime, maxWaitNanos, waits, unknownGraceNanos);
     }
 
     /** @return how many removals wait for the server (for tests and diagnostics) */

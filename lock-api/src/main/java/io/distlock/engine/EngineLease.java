@@ -7,6 +7,7 @@ import io.distlock.Lease;
 import io.distlock.LockEvent;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
+import io.distlock.spi.Validity;
 
 import java.time.Duration;
 import java.util.OptionalLong;
@@ -299,7 +300,7 @@ final class EngineLease implements Lease {
         if (state.get() != State.HELD) {
             return false;
         }
-        long candidate = start + newLeaseTime.toNanos() - client.options().clockDrift(newLeaseTime).toNanos();
+        long candidate = Validity.deadline(client.options(), start, newLeaseTime);
         if (candidate - validUntil > 0) {
             lastStart = start;
             leaseTime = newLeaseTime;

@@ -2,9 +2,11 @@ package io.distlock.engine;
 
 import io.distlock.Lease;
 import io.distlock.LockEvent;
+import io.distlock.spi.Backoff;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Renewal;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -158,6 +160,15 @@ final class LeaseKeeper {
         }
     }
 
+    /**
+     * After a renewal whose outcome is unknown: try again a tenth of the lease later (at least the
+     * client's minimum retry back-off), so that a lease gets several more tries before its validity
+     * ends, and a backend that is only slow is not hammered.
+     */
+    private Backoff renewalRetry(Duration leaseTime) {
+        return Backoff.fixed(Duration.ofNanos(Math.max(client.options().minRetryBackoff().toNanos(), leaseTime.toNanos() / 10)));
+    }
+
     /** On the I/O executor: one batched extension; each lease's permit is held until its outcome is recorded. */
     private void renewAll(List<EngineLease> leases) {
         List<Renewal> renewals = new ArrayList<>(leases.size());
@@ -196,8 +207,7 @@ final class LeaseKeeper {
                         EngineClient.LOG.log(System.Logger.Level.WARNING, "renewing {0} lease(s) on {1} got no answer; retrying"
                                 + " until their validity ends: {2}", sent.size(), client.endpoint(), outcome.cause().getMessage());
                     }
-                    long retry = Math.max(client.options().minRetryBackoff().toNanos(), lease.leaseTime().toNanos() / 10);
-                    lease.retryRenewalAt(client.nanoTime() + retry);
+                    lease.retryRenewalAt(client.nanoTime() + renewalRetry(lease.leaseTime()).delayNanos(1));
                 }
             } finally {
                 lease.endRenewal();

@@ -155,7 +155,7 @@ public interface LockDriver extends AutoCloseable {
      * Whether a write of an abandoned request may still land <em>after</em> {@link #abandon} with
      * {@code outcomeUnknown} confirmed its removal, and take the lock (a backend whose acquire cannot
      * check a marker without costing every acquire, such as Redlock's plain {@code SET NX}). If so,
-     * the engine repeats that abandon by owner token every {@value io.distlock.spi.LockDriver#LATE_WRITE_REPEAT_MILLIS} ms
+     * the engine repeats that abandon by owner token every {@link #LATE_WRITE_REPEAT} (200 ms)
      * until the request's lease time (plus the operation timeout) has passed on the server, so that
      * a late write holds the lock that long at most, not a whole lease. False by default: the driver
      * makes a late write take nothing, or its backend discards it.
@@ -166,8 +166,8 @@ public interface LockDriver extends AutoCloseable {
         return false;
     }
 
-    /** How often the engine repeats a confirmed abandon for a driver whose {@link #lateWritesPossible()}. */
-    long LATE_WRITE_REPEAT_MILLIS = 200;
+    /** How often the engine repeats a confirmed abandon for a driver whose {@link #lateWritesPossible()}: every 200 ms. */
+    Backoff LATE_WRITE_REPEAT = Backoff.fixed(Duration.ofMillis(200));
 
     /**
      * Asks to be told when {@code name} may have become free (a release, a deletion). Called only

@@ -1,5 +1,8 @@
 package io.distlock.redis.internal;
 
+import io.distlock.spi.Backoff;
+
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import redis.clients.jedis.Jedis;
@@ -13,16 +16,15 @@ import redis.clients.jedis.Jedis;
  * deadline when each one tried to connect to it again — Redlock's p50 went from 0.1 ms to the 50 ms
  * node timeout with one such node of three. Instead, the first connect or reply that fails marks the
  * node unreachable: from then on the split form sends nothing to it ({@link RedisFailure#NOT_CONNECTED},
- * at once) while this thread connects and {@code PING}s it, with a back-off from
- * {@value #MIN_BACKOFF_MILLIS} to {@value #MAX_BACKOFF_MILLIS} ms, until it answers; the connection
+ * at once) while this thread connects and {@code PING}s it, with a back-off ({@link #BACKOFF}: 10 ms
+ * doubling to 250 ms) until it answers; the connection
  * that answered is the node's next one. A reachable node keeps its connections between operations
  * and opens one within the caller's deadline only when none is free (concurrent callers): refusing
  * then would report a healthy quorum as unknown.
  */
 final class Reconnector {
 
-    static final long MIN_BACKOFF_MILLIS = 10;
-    static final long MAX_BACKOFF_MILLIS = 250;
+    static final Backoff BACKOFF = Backoff.exponential(Duration.ofMillis(10), Duration.ofMillis(250));
 
     private final RedisNode node;
     private final Object lock = new Object();
@@ -70,7 +72,7 @@ final class Reconnector {
     }
 
     private void reconnect() {
-        long backoff = MIN_BACKOFF_MILLIS;
+        int attempts = 0;
         while (true) {
             long seen;
             synchronized (lock) {
@@ -96,14 +98,13 @@ final class Reconnector {
             synchronized (lock) {
                 try {
                     if (!closed) {
-                        TimeUnit.MILLISECONDS.timedWait(lock, backoff);
+                        TimeUnit.NANOSECONDS.timedWait(lock, BACKOFF.delayNanos(++attempts));
                     }
                 } catch (InterruptedException e) {
                     thread = null;
                     return; // only close() could want this thread gone
                 }
             }
-            backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
         }
     }
 }

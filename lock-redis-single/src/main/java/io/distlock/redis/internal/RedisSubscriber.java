@@ -1,5 +1,6 @@
 package io.distlock.redis.internal;
 
+import io.distlock.spi.Backoff;
 import io.distlock.spi.Watch;
 
 import java.time.Duration;
@@ -36,8 +37,8 @@ final class RedisSubscriber implements AutoCloseable {
     /** Always subscribed, so that the connection has a subscription even when no lock is watched. */
     static final String CONTROL_CHANNEL = "distlock:subscriber";
 
-    private static final long MIN_BACKOFF_MILLIS = 10;
-    private static final long MAX_BACKOFF_MILLIS = 1000;
+    /** Between reconnects of a subscriber connection that dropped or was refused. */
+    private static final Backoff RECONNECT = Backoff.exponential(Duration.ofMillis(10), Duration.ofSeconds(1));
 
     private final RedisEndpoint endpoint;
     private final JedisClientConfig config;
@@ -176,7 +177,7 @@ final class RedisSubscriber implements AutoCloseable {
     }
 
     private void run() {
-        long backoff = MIN_BACKOFF_MILLIS;
+        int failures = 0;
         boolean reconnect = false;
         while (true) {
             Jedis jedis = null;
@@ -205,7 +206,7 @@ final class RedisSubscriber implements AutoCloseable {
                     names.addAll(requested);
                     initial = names.toArray(new String[0]);
                 }
-                backoff = MIN_BACKOFF_MILLIS;
+                failures = 0;
                 jedis.subscribe(listener, initial); // blocks until the connection ends
             } catch (JedisException | IllegalStateException e) {
                 // Dropped or refused: reconnect below unless closing.
@@ -234,11 +235,10 @@ final class RedisSubscriber implements AutoCloseable {
                 if (closed) {
                     return;
                 }
-                if (!awaitLock(TimeUnit.MILLISECONDS.toNanos(backoff))) {
+                if (!awaitLock(RECONNECT.delayNanos(++failures))) {
                     return;
                 }
             }
-            backoff = Math.min(MAX_BACKOFF_MILLIS, backoff * 2);
         }
     }
 

@@ -18,6 +18,7 @@ import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Validity;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -195,7 +196,7 @@ public final class RedlockDriver implements LockDriver {
             }
         }
         // Validity = ttl − elapsed − drift: the lease counts only if some of it is left.
-        long validityNanos = request.leaseTime().toNanos() - (now - start) - options.clockDrift(request.leaseTime()).toNanos();
+        long validityNanos = Validity.deadline(options, start, request.leaseTime()) - now;
         if (refused == null && granted >= quorum && validityNanos > 0) {
             return Attempt.granted(new Grant(request, OptionalLong.empty(), null));
         }

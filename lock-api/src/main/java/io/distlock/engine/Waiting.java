@@ -1,0 +1,105 @@
+package io.distlock.engine;
+
+import io.distlock.Feature;
+import io.distlock.LockOptions;
+import io.distlock.spi.Attempt;
+import io.distlock.spi.Backoff;
+import io.distlock.spi.LockDriver;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * How one client's acquirers wait between attempts: where they sleep ({@link Waiter}s, all woken
+ * when the client closes), the driver's change notifications that wake them, and how long they
+ * sleep when nothing does.
+ *
+ * <p>After a busy attempt: with notifications, until notified, or until the holder's remaining
+ * lease (the driver's hint) has passed, since an expiry is not announced — and, unless the
+ * notifications are reliable, a slow poll as well; without notifications, the client's retry
+ * back-off ({@link LockOptions.Builder#retryBackoff}), also cut short by the hint. After an attempt
+ * with no answer: the retry back-off. Jitter keeps waiters that were woken together from retrying in
+ * lockstep.
+ */
+final class Waiting {
+
+    /** Without reliable notifications, a notified waiter still polls this many maximum back-offs apart. */
+    private static final int NOTIFIED_POLL_FACTOR = 10;
+
+    private final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
+    private final Backoff retry;
+    private final long minRetryNanos;
+    private final boolean notifications;
+    private volatile boolean reliable;
+    private volatile LockDriver driver;
+
+    Waiting(LockOptions options, boolean notifications) {
+        this.retry = Backoff.exponential(options.minRetryBackoff(), options.maxRetryBackoff());
+        this.minRetryNanos = options.minRetryBackoff().toNanos();
+        this.notifications = notifications;
+    }
+
+    /** The driver is connected: its watches can be asked for, and whether they can be relied on is known. */
+    void connected(LockDriver connected) {
+        this.driver = connected;
+        this.reliable = notifications && connected.reliableNotifications();
+    }
+
+    /** A place to sleep between attempts, woken by the client closing. */
+    Waiter newWaiter() {
+        Waiter waiter = new Waiter();
+        waiters.add(waiter);
+        return waiter;
+    }
+
+    /** Has {@code waiter} woken by the driver's change notifications on {@code name}, if the backend has them. */
+    void watch(Waiter waiter, String name, String endpoint) {
+        waiter.watchRequested(true);
+        if (!notifications) {
+            return;
+        }
+        try {
+            waiter.watching(driver.watch(name, waiter));
+        } catch (RuntimeException e) {
+            // No notifications for this wait: the acquirer polls on its back-off instead.
+            EngineClient.LOG.log(System.Logger.Level.DEBUG, "could not watch ''{0}'' on {1}; polling instead: {2}", name,
+                    endpoint, e.toString());
+        }
+    }
+
+    void drop(Waiter waiter) {
+        waiters.remove(waiter);
+        waiter.close();
+    }
+
+    /** The client closes: every acquirer wakes up (and finds it closed). */
+    void wakeAll() {
+        waiters.forEach(Waiter::run);
+    }
+
+    /**
+     * @param result  the attempt that gave no lease: busy, unknown, or a grant that could not be used
+     * @param attempt how many attempts came before it
+     * @return how long to sleep before the next attempt, in nanoseconds
+     */
+    long pauseNanos(Attempt result, int attempt) {
+        if (!result.isBusy()) {
+            return retry.delayNanos(attempt + 1); // no answer, or no usable one: nothing to be notified of
+        }
+        long hint = result.retryAfter().map(d -> d.toNanos() + ThreadLocalRandom.current().nextLong(minRetryNanos + 1))
+                .orElse(Long.MAX_VALUE);
+        if (reliable) {
+            return hint;
+        }
+        if (notifications) {
+            return Math.min(hint, retry.max().toNanos() * NOTIFIED_POLL_FACTOR);
+        }
+        return Math.min(retry.delayNanos(attempt + 1), hint);
+    }
+
+    /** @return true if the backend declares change notifications ({@link Feature#WAIT_NOTIFICATION}) */
+    boolean notifications() {
+        return notifications;
+    }
+}
