@@ -8,11 +8,13 @@ import io.distlock.Guarantee;
 import io.distlock.Lease;
 import io.distlock.LeaseLock;
 import io.distlock.LeaseLostException;
+import io.distlock.LeaseUnconfirmedException;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -288,6 +290,106 @@ class LeaseLockViewTest {
         assertThat(view.isHeldByCurrentThread()).isFalse();
         assertThat(view.tryLock()).as("the local state was freed").isTrue();
         view.unlock();
+    }
+
+    @Test
+    void aThreadCannotReEnterALostLeaseAndItsLastUnlockStillReportsTheLoss() throws Exception {
+        LeaseLock view = client.lock("relost").asLock(LEASE);
+        view.lock();
+        Lease lease = view.lease().orElseThrow();
+        driver.server.remove("relost"); // revoked on the server
+        runtime.advance(TimeUnit.SECONDS.toNanos(1)); // the renewal finds it gone
+        assertThat(lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        Lease other = client.lock("relost").tryAcquire(LEASE).orElseThrow(); // someone else holds it now
+
+        List<ThrowingCallable> reEntries = List.of(view::tryLock, () -> view.tryLock(200, TimeUnit.MILLISECONDS),
+                view::lock, view::lockInterruptibly);
+        for (ThrowingCallable reEntry : reEntries) {
+            assertThatThrownBy(reEntry).isInstanceOfSatisfying(LeaseLostException.class, e -> {
+                assertThat(e.reason()).isEqualTo(Lease.LossReason.REVOKED);
+                assertThat(e.lockName()).isEqualTo("relost");
+                assertThat(e).hasMessageContaining("re-enter");
+            });
+            assertThat(view.getHoldCount()).as("a refused re-entry adds no hold").isEqualTo(1);
+        }
+        assertThat(driver.count("tryAcquire relost")).as("a re-entry never asks the server").isEqualTo(2);
+        assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseLostException.class,
+                e -> assertThat(e.reason()).isEqualTo(Lease.LossReason.REVOKED));
+        assertThat(view.isHeldByCurrentThread()).isFalse();
+        assertThat(other.isValid()).as("the other holder's lease is untouched").isTrue();
+        other.release();
+    }
+
+    @Test
+    void aLeaseWhoseRenewalsWentUnansweredUntilItsValidityEndedIsLostNotUnconfirmed() throws Exception {
+        LeaseLock view = client.lock("silent").asLock(LEASE);
+        view.lock();
+        Lease lease = view.lease().orElseThrow();
+        driver.away = true;
+        runtime.advance(LEASE.toNanos()); // renewals unanswered until the validity ends
+        assertThat(lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.EXPIRED);
+        assertThatThrownBy(view::tryLock).isInstanceOfSatisfying(LeaseLostException.class,
+                e -> assertThat(e.reason()).isEqualTo(Lease.LossReason.EXPIRED));
+        assertThat(view.getHoldCount()).isEqualTo(1);
+        assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseLostException.class,
+                e -> assertThat(e.reason()).isEqualTo(Lease.LossReason.EXPIRED));
+        assertThat(view.isHeldByCurrentThread()).isFalse();
+    }
+
+    @Test
+    void unlockOfALeaseTheClientCannotVouchForSaysUnconfirmedNotLostAndTheReleaseIsCarriedOutOnceBack() {
+        ScriptedDriver sessions = new ScriptedDriver(runtime::nanoTime, true);
+        EngineClient sessionClient = EngineClient.connect(sessions.backend(), URI.create("scripted://sessions"),
+                LockOptions.defaults(), runtime);
+        try {
+            LeaseLock view = sessionClient.lock("blip").asLock(LEASE);
+            view.lock();
+            Lease lease = view.lease().orElseThrow();
+            sessions.context.connectionSuspended(); // a blip: the session may well outlive it
+            assertThat(lease.isValid()).isFalse();
+
+            assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseUnconfirmedException.class, e -> {
+                assertThat(e.lockName()).isEqualTo("blip");
+                assertThat(e).hasMessageContaining("unknown").hasMessageContaining("cleanup");
+            }).isNotInstanceOf(LeaseLostException.class);
+            assertThat(view.isHeldByCurrentThread()).isFalse();
+            assertThat(lease.lost().toCompletableFuture()).as("not lost: only unconfirmed").isNotDone();
+            assertThat(sessions.server).as("the release waits in the cleanup while suspended").containsKey("blip");
+
+            sessions.context.connectionRestored();
+            runtime.runDue();
+            await().atMost(PATIENCE).until(() -> !sessions.server.containsKey("blip"));
+            assertThat(lease.lost().toCompletableFuture()).isNotDone();
+        } finally {
+            sessionClient.close();
+        }
+    }
+
+    @Test
+    void aThreadCannotReEnterALeaseTheClientCannotVouchFor() {
+        ScriptedDriver sessions = new ScriptedDriver(runtime::nanoTime, true);
+        EngineClient sessionClient = EngineClient.connect(sessions.backend(), URI.create("scripted://sessions"),
+                LockOptions.defaults(), runtime);
+        try {
+            LeaseLock view = sessionClient.lock("blip").asLock(LEASE);
+            view.lock();
+            sessions.context.connectionSuspended();
+
+            assertThatThrownBy(view::tryLock).isInstanceOfSatisfying(LeaseUnconfirmedException.class, e -> {
+                assertThat(e.lockName()).isEqualTo("blip");
+                assertThat(e).hasMessageContaining("re-enter");
+            }).isNotInstanceOf(LeaseLostException.class);
+            assertThat(view.getHoldCount()).as("a refused re-entry adds no hold").isEqualTo(1);
+
+            sessions.context.connectionRestored(); // back with the same session: the lease is valid again
+            assertThat(view.tryLock()).isTrue();
+            assertThat(view.getHoldCount()).isEqualTo(2);
+            view.unlock();
+            view.unlock();
+            assertThat(sessions.server).doesNotContainKey("blip");
+        } finally {
+            sessionClient.close();
+        }
     }
 
     @Test
