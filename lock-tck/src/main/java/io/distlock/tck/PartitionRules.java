@@ -411,7 +411,7 @@ abstract class PartitionRules extends RevocationRules {
         }
     }
 
-    private void awaitRetry(PartitionedClient client, long sent, String whose) {
+    void awaitRetry(PartitionedClient client, long sent, String whose) {
         env().awaitUntil(msg("waiting for " + whose + " to try the server again while cut off"),
                 partition().operationTimeout().plus(env().defaultTimeout()), () -> client.requestsSent() > sent);
     }
@@ -430,7 +430,7 @@ abstract class PartitionRules extends RevocationRules {
     }
 
     /** How long after a heal the lock may take to be free: the hand-off bound plus the client's reconnect. */
-    private Duration afterHeal(ClientPartition partition) {
+    Duration afterHeal(ClientPartition partition) {
         return env().handOffTimeout().plus(partition.reconnect());
     }
 
@@ -449,7 +449,7 @@ abstract class PartitionRules extends RevocationRules {
     }
 
     /** The partition hook, which every verification must supply. */
-    private ClientPartition requirePartition() {
+    ClientPartition requirePartition() {
         Optional<ClientPartition> hook = clientPartition();
         assertTrue(hook.isPresent(), msg("the verification of backend '" + rig.backend().scheme() + "' supplies no"
                 + " clientPartition(): every backend can be cut off from its clients, and must show that it neither"
