@@ -43,10 +43,10 @@ abstract class SilenceRules extends ServerFaultRules {
         try (PartitionedClient a = partition.open()) {
             Lease held = rig.acquireNow(a.client(), env().longLease());
             Lease released = rig.acquireNow(a.client(), rig.name + "-released", env().longLease());
-            // A release the server cannot confirm waits in the cleanup: close() sends it with the held lease.
-            a.dropAll();
-            released.release();
+            // Silence from here on: a release the server does not confirm waits in the cleanup, and
+            // close() sends it with the held lease into the same silence.
             a.blackholeAll();
+            released.release();
             long start = System.nanoTime();
             Rig.Waiter<Boolean> closing = rig.start("close", () -> {
                 a.client().close();
