@@ -49,6 +49,7 @@ class LeaseLockViewTest {
     private final EngineClient client = EngineClient.connect(driver.backend(), URI.create("scripted://view"),
             LockOptions.builder().retryBackoff(Duration.ofMillis(5), Duration.ofMillis(10)).build(), runtime);
     private final List<Thread> threads = new ArrayList<>();
+    private final List<EngineClient> sessionClients = new ArrayList<>();
 
     @AfterEach
     void close() throws InterruptedException {
@@ -59,6 +60,7 @@ class LeaseLockViewTest {
         driver.away = false;
         driver.attempts = null;
         client.close();
+        sessionClients.forEach(EngineClient::close);
     }
 
     @Test
@@ -276,11 +278,8 @@ class LeaseLockViewTest {
         LeaseLock view = client.lock("lost").asLock(LEASE);
         view.lock();
         view.lock();
-        Lease lease = view.lease().orElseThrow();
-        driver.server.remove("lost"); // gone on the server, as after an expiry there
-        runtime.advance(TimeUnit.SECONDS.toNanos(1)); // the renewal finds it gone
+        Lease lease = revokedOnTheServer(view);
         assertThat(lease.isValid()).as("what a careful holder checks before writing").isFalse();
-        assertThat(lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
         view.unlock(); // not the last hold
         assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseLostException.class, e -> {
             assertThat(e.reason()).isEqualTo(Lease.LossReason.REVOKED);
@@ -296,10 +295,7 @@ class LeaseLockViewTest {
     void aThreadCannotReEnterALostLeaseAndItsLastUnlockStillReportsTheLoss() throws Exception {
         LeaseLock view = client.lock("relost").asLock(LEASE);
         view.lock();
-        Lease lease = view.lease().orElseThrow();
-        driver.server.remove("relost"); // revoked on the server
-        runtime.advance(TimeUnit.SECONDS.toNanos(1)); // the renewal finds it gone
-        assertThat(lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        revokedOnTheServer(view);
         Lease other = client.lock("relost").tryAcquire(LEASE).orElseThrow(); // someone else holds it now
 
         List<ThrowingCallable> reEntries = List.of(view::tryLock, () -> view.tryLock(200, TimeUnit.MILLISECONDS),
@@ -339,57 +335,40 @@ class LeaseLockViewTest {
     @Test
     void unlockOfALeaseTheClientCannotVouchForSaysUnconfirmedNotLostAndTheReleaseIsCarriedOutOnceBack() {
         ScriptedDriver sessions = new ScriptedDriver(runtime::nanoTime, true);
-        EngineClient sessionClient = EngineClient.connect(sessions.backend(), URI.create("scripted://sessions"),
-                LockOptions.defaults(), runtime);
-        try {
-            LeaseLock view = sessionClient.lock("blip").asLock(LEASE);
-            view.lock();
-            Lease lease = view.lease().orElseThrow();
-            sessions.context.connectionSuspended(); // a blip: the session may well outlive it
-            assertThat(lease.isValid()).isFalse();
+        LeaseLock view = heldThenSuspended(sessions);
+        Lease lease = view.lease().orElseThrow();
 
-            assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseUnconfirmedException.class, e -> {
-                assertThat(e.lockName()).isEqualTo("blip");
-                assertThat(e).hasMessageContaining("unknown").hasMessageContaining("cleanup");
-            }).isNotInstanceOf(LeaseLostException.class);
-            assertThat(view.isHeldByCurrentThread()).isFalse();
-            assertThat(lease.lost().toCompletableFuture()).as("not lost: only unconfirmed").isNotDone();
-            assertThat(sessions.server).as("the release waits in the cleanup while suspended").containsKey("blip");
+        assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseUnconfirmedException.class, e -> {
+            assertThat(e.lockName()).isEqualTo("blip");
+            assertThat(e).hasMessageContaining("unknown").hasMessageContaining("cleanup");
+        }).isNotInstanceOf(LeaseLostException.class);
+        assertThat(view.isHeldByCurrentThread()).isFalse();
+        assertThat(lease.lost().toCompletableFuture()).as("not lost: only unconfirmed").isNotDone();
+        assertThat(sessions.server).as("the release waits in the cleanup while suspended").containsKey("blip");
 
-            sessions.context.connectionRestored();
-            runtime.runDue();
-            await().atMost(PATIENCE).until(() -> !sessions.server.containsKey("blip"));
-            assertThat(lease.lost().toCompletableFuture()).isNotDone();
-        } finally {
-            sessionClient.close();
-        }
+        sessions.context.connectionRestored();
+        runtime.runDue();
+        await().atMost(PATIENCE).until(() -> !sessions.server.containsKey("blip"));
+        assertThat(lease.lost().toCompletableFuture()).isNotDone();
     }
 
     @Test
     void aThreadCannotReEnterALeaseTheClientCannotVouchFor() {
         ScriptedDriver sessions = new ScriptedDriver(runtime::nanoTime, true);
-        EngineClient sessionClient = EngineClient.connect(sessions.backend(), URI.create("scripted://sessions"),
-                LockOptions.defaults(), runtime);
-        try {
-            LeaseLock view = sessionClient.lock("blip").asLock(LEASE);
-            view.lock();
-            sessions.context.connectionSuspended();
+        LeaseLock view = heldThenSuspended(sessions);
 
-            assertThatThrownBy(view::tryLock).isInstanceOfSatisfying(LeaseUnconfirmedException.class, e -> {
-                assertThat(e.lockName()).isEqualTo("blip");
-                assertThat(e).hasMessageContaining("re-enter");
-            }).isNotInstanceOf(LeaseLostException.class);
-            assertThat(view.getHoldCount()).as("a refused re-entry adds no hold").isEqualTo(1);
+        assertThatThrownBy(view::tryLock).isInstanceOfSatisfying(LeaseUnconfirmedException.class, e -> {
+            assertThat(e.lockName()).isEqualTo("blip");
+            assertThat(e).hasMessageContaining("re-enter");
+        }).isNotInstanceOf(LeaseLostException.class);
+        assertThat(view.getHoldCount()).as("a refused re-entry adds no hold").isEqualTo(1);
 
-            sessions.context.connectionRestored(); // back with the same session: the lease is valid again
-            assertThat(view.tryLock()).isTrue();
-            assertThat(view.getHoldCount()).isEqualTo(2);
-            view.unlock();
-            view.unlock();
-            assertThat(sessions.server).doesNotContainKey("blip");
-        } finally {
-            sessionClient.close();
-        }
+        sessions.context.connectionRestored(); // back with the same session: the lease is valid again
+        assertThat(view.tryLock()).isTrue();
+        assertThat(view.getHoldCount()).isEqualTo(2);
+        view.unlock();
+        view.unlock();
+        assertThat(sessions.server).doesNotContainKey("blip");
     }
 
     @Test
@@ -461,6 +440,31 @@ class LeaseLockViewTest {
         } finally {
             plain.close();
         }
+    }
+
+    /** Revokes the view's lease on the server and lets the renewal find out: its lost() completes with REVOKED. */
+    private Lease revokedOnTheServer(LeaseLock view) throws Exception {
+        Lease lease = view.lease().orElseThrow();
+        driver.server.remove(view.name()); // gone on the server, as after an expiry there or an operator's delete
+        runtime.advance(TimeUnit.SECONDS.toNanos(1)); // the renewal finds it gone
+        assertThat(lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        return lease;
+    }
+
+    /**
+     * A view of lock "blip" held through a session store's driver (its client closed after the
+     * test), whose connection is then suspended — a blip the session may well outlive: the lease is
+     * invalid, and not lost.
+     */
+    private LeaseLock heldThenSuspended(ScriptedDriver sessions) {
+        EngineClient sessionClient = EngineClient.connect(sessions.backend(), URI.create("scripted://sessions"),
+                LockOptions.defaults(), runtime);
+        sessionClients.add(sessionClient);
+        LeaseLock view = sessionClient.lock("blip").asLock(LEASE);
+        view.lock();
+        sessions.context.connectionSuspended();
+        assertThat(view.lease().orElseThrow().isValid()).isFalse();
+        return view;
     }
 
     private Thread start(Runnable body) {

@@ -107,50 +107,52 @@ final class BrokenViewClient implements LockClient {
             return false;
         }
 
+        /** A call of the real view, which throws what it throws. */
+        @FunctionalInterface
+        private interface ViewCall<T, E extends Exception> {
+            T call() throws E;
+        }
+
         /** The defect: a lease whose fate is unknown is reported as lost, as the view did before issue 20. */
-        private RuntimeException asLost(LeaseUnconfirmedException unconfirmed) {
-            return defect == Defect.UNCONFIRMED_AS_LOST ? new LeaseLostException(view.name(), Lease.LossReason.EXPIRED)
-                    : unconfirmed;
+        private <T, E extends Exception> T reported(ViewCall<T, E> call) throws E {
+            try {
+                return call.call();
+            } catch (LeaseUnconfirmedException unconfirmed) {
+                if (defect == Defect.UNCONFIRMED_AS_LOST) {
+                    throw new LeaseLostException(view.name(), Lease.LossReason.EXPIRED);
+                }
+                throw unconfirmed;
+            }
         }
 
         @Override
         public void lock() {
             if (!blindReEntry()) {
-                try {
+                reported(() -> {
                     view.lock();
-                } catch (LeaseUnconfirmedException e) {
-                    throw asLost(e);
-                }
+                    return null;
+                });
             }
         }
 
         @Override
         public void lockInterruptibly() throws InterruptedException {
             if (!blindReEntry()) {
-                try {
+                reported(() -> {
                     view.lockInterruptibly();
-                } catch (LeaseUnconfirmedException e) {
-                    throw asLost(e);
-                }
+                    return null;
+                });
             }
         }
 
         @Override
         public boolean tryLock() {
-            try {
-                return blindReEntry() || view.tryLock();
-            } catch (LeaseUnconfirmedException e) {
-                throw asLost(e);
-            }
+            return blindReEntry() || reported(view::tryLock);
         }
 
         @Override
         public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
-            try {
-                return blindReEntry() || view.tryLock(time, unit);
-            } catch (LeaseUnconfirmedException e) {
-                throw asLost(e);
-            }
+            return blindReEntry() || reported(() -> view.tryLock(time, unit));
         }
 
         @Override
@@ -159,11 +161,10 @@ final class BrokenViewClient implements LockClient {
                 extraHolds--;
                 return;
             }
-            try {
+            reported(() -> {
                 view.unlock();
-            } catch (LeaseUnconfirmedException e) {
-                throw asLost(e);
-            }
+                return null;
+            });
         }
 
         @Override
