@@ -87,7 +87,9 @@ public interface DistributedLock {
      * with {@code leaseTime} and {@linkplain Lease#autoRenew() auto-renewed} until the last unlock,
      * {@code tryLock} false for contention only (an unknown outcome throws
      * {@link BackendUnavailableException}), and a lease lost while held reported by
-     * {@link LeaseLock#unlock()} as a {@link LeaseLostException}. See {@link LeaseLock}.
+     * {@link LeaseLock#unlock()} as a {@link LeaseLostException} (a re-entry on it is refused); a
+     * lease the client cannot vouch for at unlock is a {@link LeaseUnconfirmedException}, not a loss.
+     * See {@link LeaseLock}.
      *
      * <p>Each call returns a new object, and two objects on the same name contend: share one among
      * the threads of a process that should queue locally. The backend must declare

@@ -18,7 +18,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class LeaseLockView implements LeaseLock {
 
-    /** How long unlock waits for the engine's loss notice once the lease is known to be invalid. */
+    /** How long an unlock or a re-entry waits for the engine's loss notice once the lease is found invalid. */
     private static final long LOSS_NOTICE_WAIT_MILLIS = 200;
 
     private final DistributedLock lock;
@@ -156,10 +156,10 @@ final class LeaseLockView implements LeaseLock {
         Lease held = lease;
         lease = null;
         try {
-            Lease.LossReason lost = lossOf(held);
-            held.release();
-            if (lost != null) {
-                throw new LeaseLostException(name(), lost);
+            LockException end = endOf(held, false);
+            held.release(); // an unconfirmed lease too: the cleanup carries it out once the server answers
+            if (end != null) {
+                throw end;
             }
         } finally {
             local.unlock();
@@ -177,9 +177,19 @@ final class LeaseLockView implements LeaseLock {
         return "LeaseLock[" + name() + ", leaseTime=" + leaseTime + (local.isLocked() ? ", locked" : ", unlocked") + "]";
     }
 
-    /** After taking {@link #local}: true if this thread already held it (and so the lease). */
+    /**
+     * After taking {@link #local}: true if this thread already held it, and its lease can still be
+     * relied on. A lease lost or unconfirmed meanwhile refuses the re-entry: the hold just taken is
+     * given back, and the exception says why (a nested critical section must not run while another
+     * process may hold the lock; false would claim contention).
+     */
     private boolean reentered() {
         if (local.getHoldCount() > 1) {
+            LockException refusal = endOf(lease, true);
+            if (refusal != null) {
+                local.unlock();
+                throw refusal;
+            }
             return true;
         }
         UnsupportedOperationException unsupported = renewalUnsupported;
@@ -221,25 +231,64 @@ final class LeaseLockView implements LeaseLock {
     }
 
     /**
-     * Why {@code held} was lost, or null if it is still valid. An invalid lease that was not released
-     * was lost; the engine announces why on another thread, so wait briefly for the notice.
+     * What ended {@code held}, as the exception to report, or null while it is valid. Only a definite
+     * loss is a loss: the lease's {@link Lease#lost()} completed (the engine announces it on another
+     * thread, so an invalid lease waits briefly for the notice), or the lease was released behind the
+     * view (its client was closed), which gave the lock up. An invalid lease that is neither — the
+     * client cannot vouch for it (a suspended connection, a session not confirmed lately) — is
+     * unconfirmed: its fate is unknown, and saying "lost" would be a guess.
+     *
+     * @param reentry true for a refused re-entry, false for the last unlock
      */
-    private static Lease.LossReason lossOf(Lease held) {
+    private LockException endOf(Lease held, boolean reentry) {
         if (held.isValid()) {
             return null;
         }
         CompletableFuture<Lease.LossReason> notice = held.lost().toCompletableFuture();
+        Lease.LossReason reason = notice.isDone() ? notice.join()
+                : releasedBehindTheView(held) ? Lease.LossReason.EXPIRED : lossNotice(notice);
+        if (reason != null) {
+            return reentry ? new LeaseLostException(name(), reason, "cannot re-enter lock '" + name() + "': its lease was"
+                    + " lost (" + reason + ") and the lock may be held elsewhere; the hold count is unchanged, and the last"
+                    + " unlock reports the loss") : new LeaseLostException(name(), reason);
+        }
+        String why = "the client cannot vouch for its lease right now (a suspended connection, or a session not"
+                + " confirmed lately), and the lease is not known to be lost either: its fate is unknown";
+        return new LeaseUnconfirmedException(name(), reentry
+                ? "cannot re-enter lock '" + name() + "': " + why + "; the hold count is unchanged, and a re-entry succeeds"
+                        + " again once the lease is valid"
+                : "the lease on lock '" + name() + "' could not be confirmed at unlock: " + why + ". The work done under the"
+                        + " lock may or may not have overlapped another holder's; the lock was unlocked here and its release"
+                        + " handed to the client's cleanup, which carries it out once the server answers");
+    }
+
+    /**
+     * True if {@code held} was released without this view (the client's close releases every lease).
+     * {@link Lease#autoRenew()} does nothing to a lease that renews already (every lease of this
+     * view does), and throws {@link IllegalStateException} exactly when the lease was released or
+     * its client closed.
+     */
+    private static boolean releasedBehindTheView(Lease held) {
+        try {
+            held.autoRenew();
+            return false;
+        } catch (IllegalStateException released) {
+            return true;
+        }
+    }
+
+    /** Why the lease was lost, if the engine says so within {@link #LOSS_NOTICE_WAIT_MILLIS}; else null. */
+    private static Lease.LossReason lossNotice(CompletableFuture<Lease.LossReason> notice) {
         boolean interrupted = false;
         try {
+            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(LOSS_NOTICE_WAIT_MILLIS);
             while (true) {
                 try {
-                    return notice.get(LOSS_NOTICE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+                    return notice.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     interrupted = true;
                 } catch (TimeoutException | ExecutionException e) {
-                    // The validity passed and the keeper has not said so yet (or the client was
-                    // closed, which released the lease): either way the lock was not ours to the end.
-                    return Lease.LossReason.EXPIRED;
+                    return null; // no loss announced: the lease is invalid for a reason that is no loss
                 }
             }
         } finally {

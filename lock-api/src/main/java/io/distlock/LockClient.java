@@ -31,7 +31,9 @@ public interface LockClient extends AutoCloseable {
      * Releases every lease still held and makes one last attempt at every removal still pending
      * (see {@link Lease#release()}), in one batch, waiting for it at most the operation timeout; what
      * the server did not confirm by then ends there with its lease time (or, on a session store,
-     * with the session, which closing ends). Then closes the connection. Idempotent.
+     * with the session, which closing ends). Then closes the connection, which takes at most one
+     * second more. So {@code close()} returns within the operation timeout + 1 s, even with the
+     * server unreachable or silent. Idempotent.
      */
     @Override
     void close();

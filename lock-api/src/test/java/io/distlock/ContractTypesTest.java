@@ -32,6 +32,20 @@ class ContractTypesTest {
     }
 
     @Test
+    void anUnconfirmedLeaseIsALockExceptionButNoLoss() {
+        LeaseUnconfirmedException unconfirmed = new LeaseUnconfirmedException("stock", "could not be confirmed");
+        assertThat(unconfirmed).isInstanceOf(LockException.class).isNotInstanceOf(LeaseLostException.class)
+                .isNotInstanceOf(BackendUnavailableException.class).hasMessage("could not be confirmed");
+        assertThat(unconfirmed.lockName()).isEqualTo("stock");
+        assertThatThrownBy(() -> new LeaseUnconfirmedException(null, "x")).isInstanceOf(NullPointerException.class);
+        LeaseLostException refused = new LeaseLostException("stock", Lease.LossReason.REVOKED, "cannot re-enter");
+        assertThat(refused).hasMessage("cannot re-enter");
+        assertThat(refused.reason()).isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(new LeaseLostException("stock", Lease.LossReason.EXPIRED)).hasMessageContaining("'stock'")
+                .hasMessageContaining("EXPIRED");
+    }
+
+    @Test
     void driftFollowsTheRedlockFormula() {
         LockOptions defaults = LockOptions.defaults();
         assertThat(defaults.clockDrift(Duration.ofSeconds(10))).isEqualTo(Duration.ofMillis(102));

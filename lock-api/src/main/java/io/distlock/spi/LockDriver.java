@@ -229,8 +229,12 @@ public interface LockDriver extends AutoCloseable {
     }
 
     /**
-     * Closes connections. The engine has made one last, bounded attempt at everything still to be
-     * removed before calling this. Cuts short calls in flight.
+     * Closes connections. The engine has made one last attempt at everything still to be removed
+     * before calling this, bounded by the operation timeout; {@code LockClient.close()} promises to
+     * return within the operation timeout + 1 s, so this must return within one second whatever the
+     * server does (a silent or unreachable server included): a last courtesy to the server — ending a
+     * session, revoking a lease — waits a fraction of that second at most, and is left to the
+     * server's own expiry if it gets no answer. Cuts short calls in flight.
      */
     @Override
     void close();

@@ -8,11 +8,13 @@ import io.distlock.Guarantee;
 import io.distlock.Lease;
 import io.distlock.LeaseLock;
 import io.distlock.LeaseLostException;
+import io.distlock.LeaseUnconfirmedException;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -47,6 +49,7 @@ class LeaseLockViewTest {
     private final EngineClient client = EngineClient.connect(driver.backend(), URI.create("scripted://view"),
             LockOptions.builder().retryBackoff(Duration.ofMillis(5), Duration.ofMillis(10)).build(), runtime);
     private final List<Thread> threads = new ArrayList<>();
+    private final List<EngineClient> sessionClients = new ArrayList<>();
 
     @AfterEach
     void close() throws InterruptedException {
@@ -57,6 +60,7 @@ class LeaseLockViewTest {
         driver.away = false;
         driver.attempts = null;
         client.close();
+        sessionClients.forEach(EngineClient::close);
     }
 
     @Test
@@ -274,11 +278,8 @@ class LeaseLockViewTest {
         LeaseLock view = client.lock("lost").asLock(LEASE);
         view.lock();
         view.lock();
-        Lease lease = view.lease().orElseThrow();
-        driver.server.remove("lost"); // gone on the server, as after an expiry there
-        runtime.advance(TimeUnit.SECONDS.toNanos(1)); // the renewal finds it gone
+        Lease lease = revokedOnTheServer(view);
         assertThat(lease.isValid()).as("what a careful holder checks before writing").isFalse();
-        assertThat(lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
         view.unlock(); // not the last hold
         assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseLostException.class, e -> {
             assertThat(e.reason()).isEqualTo(Lease.LossReason.REVOKED);
@@ -288,6 +289,86 @@ class LeaseLockViewTest {
         assertThat(view.isHeldByCurrentThread()).isFalse();
         assertThat(view.tryLock()).as("the local state was freed").isTrue();
         view.unlock();
+    }
+
+    @Test
+    void aThreadCannotReEnterALostLeaseAndItsLastUnlockStillReportsTheLoss() throws Exception {
+        LeaseLock view = client.lock("relost").asLock(LEASE);
+        view.lock();
+        revokedOnTheServer(view);
+        Lease other = client.lock("relost").tryAcquire(LEASE).orElseThrow(); // someone else holds it now
+
+        List<ThrowingCallable> reEntries = List.of(view::tryLock, () -> view.tryLock(200, TimeUnit.MILLISECONDS),
+                view::lock, view::lockInterruptibly);
+        for (ThrowingCallable reEntry : reEntries) {
+            assertThatThrownBy(reEntry).isInstanceOfSatisfying(LeaseLostException.class, e -> {
+                assertThat(e.reason()).isEqualTo(Lease.LossReason.REVOKED);
+                assertThat(e.lockName()).isEqualTo("relost");
+                assertThat(e).hasMessageContaining("re-enter");
+            });
+            assertThat(view.getHoldCount()).as("a refused re-entry adds no hold").isEqualTo(1);
+        }
+        assertThat(driver.count("tryAcquire relost")).as("a re-entry never asks the server").isEqualTo(2);
+        assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseLostException.class,
+                e -> assertThat(e.reason()).isEqualTo(Lease.LossReason.REVOKED));
+        assertThat(view.isHeldByCurrentThread()).isFalse();
+        assertThat(other.isValid()).as("the other holder's lease is untouched").isTrue();
+        other.release();
+    }
+
+    @Test
+    void aLeaseWhoseRenewalsWentUnansweredUntilItsValidityEndedIsLostNotUnconfirmed() throws Exception {
+        LeaseLock view = client.lock("silent").asLock(LEASE);
+        view.lock();
+        Lease lease = view.lease().orElseThrow();
+        driver.away = true;
+        runtime.advance(LEASE.toNanos()); // renewals unanswered until the validity ends
+        assertThat(lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.EXPIRED);
+        assertThatThrownBy(view::tryLock).isInstanceOfSatisfying(LeaseLostException.class,
+                e -> assertThat(e.reason()).isEqualTo(Lease.LossReason.EXPIRED));
+        assertThat(view.getHoldCount()).isEqualTo(1);
+        assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseLostException.class,
+                e -> assertThat(e.reason()).isEqualTo(Lease.LossReason.EXPIRED));
+        assertThat(view.isHeldByCurrentThread()).isFalse();
+    }
+
+    @Test
+    void unlockOfALeaseTheClientCannotVouchForSaysUnconfirmedNotLostAndTheReleaseIsCarriedOutOnceBack() {
+        ScriptedDriver sessions = new ScriptedDriver(runtime::nanoTime, true);
+        LeaseLock view = heldThenSuspended(sessions);
+        Lease lease = view.lease().orElseThrow();
+
+        assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseUnconfirmedException.class, e -> {
+            assertThat(e.lockName()).isEqualTo("blip");
+            assertThat(e).hasMessageContaining("unknown").hasMessageContaining("cleanup");
+        }).isNotInstanceOf(LeaseLostException.class);
+        assertThat(view.isHeldByCurrentThread()).isFalse();
+        assertThat(lease.lost().toCompletableFuture()).as("not lost: only unconfirmed").isNotDone();
+        assertThat(sessions.server).as("the release waits in the cleanup while suspended").containsKey("blip");
+
+        sessions.context.connectionRestored();
+        runtime.runDue();
+        await().atMost(PATIENCE).until(() -> !sessions.server.containsKey("blip"));
+        assertThat(lease.lost().toCompletableFuture()).isNotDone();
+    }
+
+    @Test
+    void aThreadCannotReEnterALeaseTheClientCannotVouchFor() {
+        ScriptedDriver sessions = new ScriptedDriver(runtime::nanoTime, true);
+        LeaseLock view = heldThenSuspended(sessions);
+
+        assertThatThrownBy(view::tryLock).isInstanceOfSatisfying(LeaseUnconfirmedException.class, e -> {
+            assertThat(e.lockName()).isEqualTo("blip");
+            assertThat(e).hasMessageContaining("re-enter");
+        }).isNotInstanceOf(LeaseLostException.class);
+        assertThat(view.getHoldCount()).as("a refused re-entry adds no hold").isEqualTo(1);
+
+        sessions.context.connectionRestored(); // back with the same session: the lease is valid again
+        assertThat(view.tryLock()).isTrue();
+        assertThat(view.getHoldCount()).isEqualTo(2);
+        view.unlock();
+        view.unlock();
+        assertThat(sessions.server).doesNotContainKey("blip");
     }
 
     @Test
@@ -359,6 +440,31 @@ class LeaseLockViewTest {
         } finally {
             plain.close();
         }
+    }
+
+    /** Revokes the view's lease on the server and lets the renewal find out: its lost() completes with REVOKED. */
+    private Lease revokedOnTheServer(LeaseLock view) throws Exception {
+        Lease lease = view.lease().orElseThrow();
+        driver.server.remove(view.name()); // gone on the server, as after an expiry there or an operator's delete
+        runtime.advance(TimeUnit.SECONDS.toNanos(1)); // the renewal finds it gone
+        assertThat(lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        return lease;
+    }
+
+    /**
+     * A view of lock "blip" held through a session store's driver (its client closed after the
+     * test), whose connection is then suspended — a blip the session may well outlive: the lease is
+     * invalid, and not lost.
+     */
+    private LeaseLock heldThenSuspended(ScriptedDriver sessions) {
+        EngineClient sessionClient = EngineClient.connect(sessions.backend(), URI.create("scripted://sessions"),
+                LockOptions.defaults(), runtime);
+        sessionClients.add(sessionClient);
+        LeaseLock view = sessionClient.lock("blip").asLock(LEASE);
+        view.lock();
+        sessions.context.connectionSuspended();
+        assertThat(view.lease().orElseThrow().isValid()).isFalse();
+        return view;
     }
 
     private Thread start(Runnable body) {

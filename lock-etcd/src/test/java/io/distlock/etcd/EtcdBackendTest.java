@@ -133,6 +133,34 @@ class EtcdBackendTest {
         closed.get(30, TimeUnit.SECONDS);
     }
 
+    /**
+     * {@code LockClient.close()} waits for its last batch at most the operation timeout, and at most
+     * a second more for closing connections: with the member frozen, the session lease's revoke
+     * (best effort: the lease expires by its TTL) must not wait another operation timeout after the
+     * batch used its own.
+     */
+    @Test
+    void closeWithTheMemberFrozenReturnsWithinTheOperationTimeoutAndASecond() {
+        Duration operationTimeout = Duration.ofSeconds(2);
+        LockClient client = Locks.connect(java.net.URI.create(etcd.uri("/close-bound?sessionTtl=2")),
+                LockOptions.builder().operationTimeout(operationTimeout).build());
+        client.lock("held").tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+        NodeFaults.Fault frozen = etcd.pause(0);
+        Duration took;
+        try {
+            long start = System.nanoTime();
+            client.close();
+            took = Duration.ofNanos(System.nanoTime() - start);
+        } finally {
+            frozen.close();
+        }
+        System.out.printf("[EtcdBackendTest] close() with the member frozen took %d ms%n", took.toMillis());
+        assertThat(took).as("close() with the member frozen").isLessThanOrEqualTo(operationTimeout.plusSeconds(1));
+        assertThat(took).as("the batch waited for the frozen member").isGreaterThanOrEqualTo(operationTimeout.minusMillis(100));
+        // The revoke got no answer: the session lease ends by its TTL, and leaves nothing for the next test.
+        Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> etcd.leases().isEmpty());
+    }
+
     @Test
     void aRevokedSessionLeaseLosesEveryLeaseAndTheWaiterGetsTheLock() throws Exception {
         try (LockClient holder = client("/revoke"); LockClient waiter = client("/revoke")) {

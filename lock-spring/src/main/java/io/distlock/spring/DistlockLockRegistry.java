@@ -37,7 +37,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * {@link #renewLock(Object)} is needed only to lengthen one lease at once (it also sets the period
  * from then on); {@code tryLock} is {@code false} only for contention and throws
  * {@link BackendUnavailableException} for an unreachable backend; a lease lost while held makes the
- * last {@code unlock()} throw {@link LeaseLostException}. Before a write that must not overlap
+ * last {@code unlock()} throw {@link LeaseLostException} (and refuses a re-entry), and one the client
+ * cannot vouch for at that moment (a suspended connection) makes it throw
+ * {@link io.distlock.LeaseUnconfirmedException}: its fate is unknown, not lost. Before a write that must not overlap
  * another holder's, check {@code lease().isValid()} or use the lease's fencing token
  * ({@link LeaseLock#lease()}).
  *

@@ -10,7 +10,8 @@ import java.util.function.Supplier;
  * A whitebox hook that opens clients which a rule can cut off from the backend, each on links of
  * its own (rules 4.9–4.12, 4.14, 4.16 and 4.17: a release, a wait, a lost reply and an interrupted
  * acquire during a partition; a blackholed server; a partition past the session; one node's link
- * holding requests). Every backend whose verification starts its own
+ * holding requests; rules 4.20–4.22: a close, a renewal and a waiting acquire's first reply meeting
+ * silence; rule 7.2: the {@code Lock} view's unlock during a partition). Every backend whose verification starts its own
  * servers supplies one: for TCP backends, a {@link io.distlock.tck.fixtures.FaultProxy} per node
  * for each client ({@link io.distlock.tck.fixtures.FaultProxy#partitionedClient} builds it).
  * Supply it through {@link LockVerification#clientPartition()}.
@@ -52,7 +53,8 @@ public interface ClientPartition {
      * client's locks by itself. Rule 4.16 cuts the client off at least this long, so that a session
      * store's lost session is what it shows; rule 4.9 needs it to outlast a partition of the
      * operation timeout, or the server frees the lock before the release it tests is carried out
-     * (choose the clients' session and operation timeout so that it does).
+     * (choose the clients' session and operation timeout so that it does), and so does rule 4.21,
+     * whose silence lasts one extension's timeout.
      *
      * @return the session timeout; zero (the default) for a backend without client sessions
      */

@@ -31,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * URIs, an unreachable server and an unknown scheme, each rejected with a clear message that never
  * shows a password. Followed in the chain by {@link SecurityRules} (see {@link VerificationSupport}).
  */
-abstract class InputRules extends ServerFaultRules {
+abstract class InputRules extends SilenceRules {
 
     /** Rule 5.1 (see SPEC.md). */
     @Test

@@ -4,7 +4,7 @@ import io.distlock.LockClient;
 
 /**
  * A whitebox hook that makes the backend's server take a lease away from its holder on the
- * server's own initiative (rule 4.8): ZooKeeper expires the holder's session, a Redis verification
+ * server's own initiative (rules 4.8, 4.13 and 7.1): ZooKeeper expires the holder's session, a Redis verification
  * deletes the lock key. Supply one through {@link LockVerification#leaseRevocation()}.
  */
 @FunctionalInterface

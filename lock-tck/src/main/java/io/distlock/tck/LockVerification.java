@@ -51,7 +51,7 @@ import java.util.UUID;
  * holds a partition for a set time, because a long outage is what it models.
  */
 @TestMethodOrder(MethodOrderer.DisplayName.class)
-public abstract class LockVerification extends SecurityRules {
+public abstract class LockVerification extends LockViewRules {
 
     // The rules are inherited: one package-private class per group of SPEC.md, chained up to
     // VerificationSupport (see there). @TestMethodOrder is @Inherited, so from here it orders every
@@ -115,10 +115,10 @@ public abstract class LockVerification extends SecurityRules {
     }
 
     /**
-     * The hook that makes the server revoke a holder's lease (rules 4.8 and 4.13), as an operator, an
-     * eviction or a session expiry does.
+     * The hook that makes the server revoke a holder's lease (rules 4.8, 4.13 and 7.1), as an operator,
+     * an eviction or a session expiry does.
      *
-     * @return the hook; empty fails rules 4.8 and 4.13 (every backend can lose a lock on the server)
+     * @return the hook; empty fails rules 4.8, 4.13 and 7.1 (every backend can lose a lock on the server)
      */
     @Override
     protected Optional<LeaseRevocation> leaseRevocation() {
@@ -127,7 +127,7 @@ public abstract class LockVerification extends SecurityRules {
 
     /**
      * The hook that opens clients a rule can cut off from the backend on links of their own (rules
-     * 4.9–4.12 and 4.14). Every verification that starts its own servers can supply it: see
+     * 4.9–4.12, 4.14, 4.16–4.18, 4.20–4.22 and 7.2). Every verification that starts its own servers can supply it: see
      * {@link io.distlock.tck.fixtures.FaultProxy#partitionedClient}.
      *
      * @return the hook; empty fails those rules (every backend can be cut off)

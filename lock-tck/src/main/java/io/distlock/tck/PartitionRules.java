@@ -411,7 +411,7 @@ abstract class PartitionRules extends RevocationRules {
         }
     }
 
-    private void awaitRetry(PartitionedClient client, long sent, String whose) {
+    void awaitRetry(PartitionedClient client, long sent, String whose) {
         env().awaitUntil(msg("waiting for " + whose + " to try the server again while cut off"),
                 partition().operationTimeout().plus(env().defaultTimeout()), () -> client.requestsSent() > sent);
     }

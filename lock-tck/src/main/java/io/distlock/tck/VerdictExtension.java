@@ -38,6 +38,8 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
     static final String NOT_RUN = "not run: ";
     /** Detail prefix of a rule skipped because its fault cannot happen to the backend ({@link NodeFaults#impossible()}). */
     static final String DOES_NOT_APPLY = "does not apply: ";
+    /** How the numbers of group 7's rules (the {@code Lock} view) begin. */
+    private static final String VIEW_GROUP = "7.";
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(VerdictExtension.class);
 
@@ -206,6 +208,10 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
                     + (securityPassed == 0 && security.stream().allMatch(r -> r.status() == Status.SKIPPED)
                     ? " (not verified: see their rows)" : "")).append('\n');
         }
+        List<RuleResult> view = results.stream().filter(r -> r.rule().startsWith(VIEW_GROUP)).collect(Collectors.toList());
+        if (!view.isEmpty()) {
+            s.append("- the `Lock` view (group 7): ").append(viewLine(view)).append('\n');
+        }
         s.append('\n');
         s.append("| rule | | result | detail |\n|---|---|---|---|\n");
         for (RuleResult r : results) {
@@ -226,6 +232,24 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
         String firstLines = text.lines().limit(3).collect(Collectors.joining(" / "));
         String shortened = firstLines.length() > 400 ? firstLines.substring(0, 400) + " …" : firstLines;
         return shortened.replace("|", "\\|");
+    }
+
+    /**
+     * Group 7 checks the engine's {@code Lock} view on the backend: part of the guarantee (a failed
+     * rule fails the declaration like any other), and summed up on a line of its own, since a backend
+     * without auto-renewal has no view and skips the whole group by name.
+     */
+    private static String viewLine(List<RuleResult> view) {
+        long passed = view.stream().filter(r -> r.status() == Status.PASSED).count();
+        if (passed == view.size()) {
+            return "shown: every rule of group 7 ran and passed";
+        }
+        List<String> failed = view.stream().filter(r -> r.status() == Status.FAILED).map(RuleResult::rule)
+                .collect(Collectors.toList());
+        if (failed.isEmpty() && passed == 0) {
+            return "not verified: " + cell(view.get(0).detail());
+        }
+        return passed + " of " + view.size() + " rules passed" + (failed.isEmpty() ? "" : "; failed " + String.join(", ", failed));
     }
 
     private static boolean isSecurityRule(String rule) {

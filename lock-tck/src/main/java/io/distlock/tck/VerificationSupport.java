@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * inheritance so that JUnit finds every rule through the author's one subclass:
  * {@code VerificationSupport} &larr; {@link SafetyRules} (1) &larr; {@link LivenessRules} (2) &larr;
  * {@link RenewalRules} (3) &larr; {@link FaultRules} (4) &larr; {@link RevocationRules} (4.8) &larr;
- * {@link PartitionRules} (4.9) &larr; {@link SessionRules} (4.19) &larr; {@link ServerFaultRules} (4.4, 4.5) &larr; {@link InputRules} (5) &larr; {@link SecurityRules} (6) &larr;
+ * {@link PartitionRules} (4.9) &larr; {@link SessionRules} (4.19) &larr; {@link ServerFaultRules} (4.4, 4.5) &larr;
+ * {@link SilenceRules} (4.20) &larr; {@link InputRules} (5) &larr; {@link SecurityRules} (6) &larr; {@link LockViewRules} (7) &larr;
  * {@link LockVerification}, the one public class. A rule is a {@code public} test method (it shows
  * as a member of {@code LockVerification}); everything a rule needs besides is package-private or
  * private, so a new rule never widens what an author sees.

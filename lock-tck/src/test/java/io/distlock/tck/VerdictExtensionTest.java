@@ -57,6 +57,31 @@ class VerdictExtensionTest {
     }
 
     @Test
+    void theLockViewGroupIsSummedUpOnItsOwnLineAndAFailureThereFailsTheDeclaration() {
+        VerdictExtension.Verdict shown = verdict(Guarantee.CORRECTNESS);
+        shown.results.add(new VerdictExtension.RuleResult("7.2", "unlock in a partition", VerdictExtension.Status.PASSED, ""));
+        shown.results.add(new VerdictExtension.RuleResult("7.1", "no re-entry", VerdictExtension.Status.PASSED, ""));
+        String text = VerdictExtension.render(shown, "demo", "DemoTest");
+        assertThat(text).contains("the `Lock` view (group 7): shown: every rule of group 7 ran and passed")
+                .contains("observed: CORRECTNESS (every rule that ran passed");
+        assertThat(text.indexOf("| 7.1 |")).as("group 7 follows the others, in order").isGreaterThan(text.indexOf("| 2.7 |"))
+                .isLessThan(text.indexOf("| 7.2 |"));
+
+        VerdictExtension.Verdict skipped = verdict(Guarantee.EFFICIENCY);
+        skipped.results.add(new VerdictExtension.RuleResult("7.1", "no re-entry", VerdictExtension.Status.SKIPPED,
+                "skipped: backend 'demo' lacks feature AUTO_RENEWAL"));
+        assertThat(VerdictExtension.render(skipped, "demo", "DemoTest"))
+                .contains("the `Lock` view (group 7): not verified: skipped: backend 'demo' lacks feature AUTO_RENEWAL");
+
+        VerdictExtension.Verdict failed = verdict(Guarantee.CORRECTNESS);
+        failed.results.add(new VerdictExtension.RuleResult("7.1", "no re-entry", VerdictExtension.Status.FAILED, "re-entered"));
+        failed.results.add(new VerdictExtension.RuleResult("7.2", "unlock in a partition", VerdictExtension.Status.PASSED, ""));
+        assertThat(VerdictExtension.render(failed, "demo", "DemoTest"))
+                .contains("the `Lock` view (group 7): 1 of 2 rules passed; failed 7.1")
+                .contains("declaration NOT upheld: failed rules 7.1");
+    }
+
+    @Test
     void findingsStillSayWhatDidNotRun() {
         VerdictExtension.Verdict verdict = verdict(Guarantee.EFFICIENCY);
         verdict.findings.add("4.1 client pause: a stale write was accepted");

@@ -185,6 +185,33 @@ class ClientCutOffTest {
         assertAcquiredSoonAfterHeal(b, "lease-end", healed);
     }
 
+    /**
+     * {@code LockClient.close()} returns within the operation timeout (its last batch) + 1 s (closing
+     * connections), even with the server silent: the closeSession that ends the session is a courtesy
+     * (unanswered, the server expires the session), and must not wait another request timeout.
+     */
+    @Test
+    void closeOfAClientWhoseServerFellSilentReturnsWithinTheOperationTimeoutAndASecond() {
+        // Three routes to the server, as to an ensemble: cut off, the client moves from one to the next.
+        java.util.List<FaultProxy> links = java.util.List.of(opened.add(server.linkToServer()), opened.add(server.linkToServer()),
+                opened.add(server.linkToServer()));
+        Duration operationTimeout = Duration.ofSeconds(2);
+        LockClient a = Locks.connect(URI.create("zookeeper://" + links.stream().map(FaultProxy::endpoint)
+                .collect(java.util.stream.Collectors.joining(",")) + "/cut-off?sessionTimeout=4000"),
+                LockOptions.builder().connectTimeout(Duration.ofSeconds(6)).operationTimeout(operationTimeout).build());
+        opened.add(a);
+        a.lock("close").tryAcquire(LONG_LEASE).orElseThrow();
+        Lease released = a.lock("close-released").tryAcquire(LONG_LEASE).orElseThrow();
+        links.forEach(FaultProxy::blackhole);
+        released.release(); // unanswered: it waits in the cleanup, for close() to send with the held lease
+        long start = System.nanoTime();
+        a.close();
+        Duration took = TestEnvironment.since(start);
+        links.forEach(FaultProxy::heal);
+        System.out.printf("[ClientCutOffTest] close() with the server silent took %d ms%n", took.toMillis());
+        assertThat(took).as("close() with the server silent").isLessThanOrEqualTo(operationTimeout.plusSeconds(1));
+    }
+
     @Test
     void aWithdrawalTheServerDidNotConfirmIsNotForgotten() {
         FaultProxy link = opened.add(server.linkToServer());

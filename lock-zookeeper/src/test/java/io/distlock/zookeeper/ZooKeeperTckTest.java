@@ -87,15 +87,25 @@ class ZooKeeperTckTest extends LockVerification {
     }
 
     /**
+     * The operation timeout of the partitioned clients: their own links are what is cut, so it need
+     * not outlast a move to another member as {@link #RIDE_THROUGH} does; and it must fit in their
+     * session ({@link ZkServers#SESSION_TIMEOUT_MILLIS}) with room to spare, or a silence past one
+     * request's timeout (rule 4.21) would end the session it is meant to leave alive.
+     */
+    static final Duration PARTITIONED_OPERATION_TIMEOUT = Duration.ofSeconds(2);
+
+    /**
      * Each partitioned client reaches every member through a fault proxy of its own (the members'
      * own client ports behind them, not the shared proxies of the node faults), with the same
-     * session and timeouts as {@link #newClient()}.
+     * session and connect timeout as {@link #newClient()}, and an operation timeout of
+     * {@link #PARTITIONED_OPERATION_TIMEOUT}.
      */
     @Override
     protected Optional<ClientPartition> clientPartition() {
+        LockOptions options = options().toBuilder().operationTimeout(PARTITIONED_OPERATION_TIMEOUT).build();
         return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(ensemble.serverEndpoints(),
                 proxies -> Locks.connect(URI.create("zookeeper://" + proxies.stream().map(FaultProxy::endpoint)
-                        .collect(Collectors.joining(",")) + URI_PATH), options())), RIDE_THROUGH, RECONNECT,
+                        .collect(Collectors.joining(",")) + URI_PATH), options)), PARTITIONED_OPERATION_TIMEOUT, RECONNECT,
                 Duration.ofMillis(ZkServers.SESSION_TIMEOUT_MILLIS)));
     }
 

@@ -86,6 +86,13 @@ final class EtcdSession implements AutoCloseable {
         void lost(long leaseId);
     }
 
+    /**
+     * The longest {@link #close()} waits for the session lease's revoke: an answer from a member that
+     * answers at all comes in milliseconds, and it leaves room in the second {@code close()} may take
+     * beyond its batch's operation timeout for closing the channel.
+     */
+    static final Duration REVOKE_ON_CLOSE_WAIT = Duration.ofMillis(500);
+
     /** How the message of a failed TLS handshake starts (new credentials cannot help it). */
     private static final String TLS_HANDSHAKE = "the TLS handshake";
 
@@ -717,7 +724,13 @@ final class EtcdSession implements AutoCloseable {
         return ByteSequence.from(text, StandardCharsets.UTF_8);
     }
 
-    /** Stops the keep-alive, revokes the session lease (its keys go with it) at best effort, and closes the connection. */
+    /**
+     * Stops the keep-alive, revokes the session lease (its keys go with it) at best effort, and closes
+     * the connection. The revoke waits at most {@link #REVOKE_ON_CLOSE_WAIT}: the engine's closing
+     * batch has already had its operation timeout, and {@code LockClient.close()} promises no more than
+     * a second on top of it for closing connections. A revoke that gets no answer by then changes
+     * nothing: the lease expires by its TTL, and its keys with it.
+     */
     @Override
     public void close() {
         if (closed) {
@@ -728,7 +741,8 @@ final class EtcdSession implements AutoCloseable {
         keeper.shutdownNow();
         if (id != 0) {
             try {
-                leases().revoke(id).get(operationTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                long wait = Math.min(operationTimeout.toMillis(), REVOKE_ON_CLOSE_WAIT.toMillis());
+                leases().revoke(id).get(wait, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (ExecutionException | TimeoutException | RuntimeException e) {

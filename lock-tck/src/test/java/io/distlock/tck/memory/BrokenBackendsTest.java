@@ -72,7 +72,17 @@ class BrokenBackendsTest {
                 Arguments.of(BrokenVerifications.TrustsAnyCertificate.class, "required_6_3_untrustedServer",
                         "the client accepted a server whose certificate it does not trust"),
                 Arguments.of(BrokenVerifications.LogsPassword.class, "required_6_4_noSecretAnywhere",
-                        "a secret (shown here as ***) appears"));
+                        "a secret (shown here as ***) appears"),
+                Arguments.of(BrokenVerifications.SlowClose.class, "required_4_20_closeUnderABlackhole",
+                        "something waited out another timeout"),
+                Arguments.of(BrokenVerifications.TimeoutAsLost.class, "required_4_21_renewalMeetsAShortSilence",
+                        "a renewal nobody answered was reported as lost"),
+                Arguments.of(BrokenVerifications.OwnWriteUnrecognised.class, "required_4_22_waitOutlivesItsLostFirstReply",
+                        "the retry did not recognise A's own write"),
+                Arguments.of(BrokenVerifications.ViewReentersLostLease.class, "required_7_1_noReEntryAfterRevocation",
+                        "the holding thread re-entered a lost lease"),
+                Arguments.of(BrokenVerifications.ViewUnknownAsLost.class, "required_7_2_unlockDuringAShortPartitionIsNoLoss",
+                        "a client that could not tell reported a loss"));
     }
 
     @ParameterizedTest(name = "{0} fails {1}")

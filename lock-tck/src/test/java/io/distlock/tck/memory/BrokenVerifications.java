@@ -1,5 +1,9 @@
 package io.distlock.tck.memory;
 
+import io.distlock.LockClient;
+import io.distlock.tck.ClientPartition;
+import io.distlock.tck.PartitionedClient;
+
 import java.util.Optional;
 
 /**
@@ -204,6 +208,66 @@ final class BrokenVerifications {
     static class LogsPassword extends OnScheme {
         LogsPassword() {
             super("broken-logs-password");
+        }
+    }
+
+    static class SlowClose extends OnScheme {
+        SlowClose() {
+            super("broken-slow-close");
+        }
+    }
+
+    static class TimeoutAsLost extends OnScheme {
+        TimeoutAsLost() {
+            super("broken-timeout-as-lost");
+        }
+    }
+
+    static class OwnWriteUnrecognised extends OnScheme {
+        OwnWriteUnrecognised() {
+            super("broken-own-write-unrecognised");
+        }
+    }
+
+    /**
+     * The reference (or its session-store shape) seen through a client whose {@code Lock} view has one
+     * defect ({@link BrokenViewClient}): the view is engine code, so its defects are staged on the
+     * client, for every client the rules open (partitioned ones included).
+     */
+    abstract static class BrokenView extends MemoryVerification {
+        private final BrokenViewClient.Defect defect;
+
+        BrokenView(String scheme, boolean revocationTellsHolder, BrokenViewClient.Defect defect) {
+            super(scheme, "view-tck", revocationTellsHolder);
+            this.defect = defect;
+        }
+
+        @Override
+        protected LockClient newClient() {
+            return new BrokenViewClient(super.newClient(), defect);
+        }
+
+        @Override
+        protected Optional<ClientPartition> clientPartition() {
+            ClientPartition real = super.clientPartition().orElseThrow();
+            return Optional.of(ClientPartition.of(() -> {
+                PartitionedClient cut = real.open();
+                return new PartitionedClient(new BrokenViewClient(cut.client(), defect), cut.links(), cut::close);
+            }, real.operationTimeout(), real.reconnect(), real.sessionTimeout()));
+        }
+    }
+
+    /** A view whose holder re-enters a lost lease. */
+    static class ViewReentersLostLease extends BrokenView {
+        ViewReentersLostLease() {
+            super("memory", false, BrokenViewClient.Defect.REENTERS_LOST_LEASE);
+        }
+    }
+
+    /** A view that reports "could not tell" as lost, on the session-store shape (a dropped link suspends it). */
+    static class ViewUnknownAsLost extends BrokenView {
+        ViewUnknownAsLost() {
+            super("memory-session", true, BrokenViewClient.Defect.UNCONFIRMED_AS_LOST);
         }
     }
 

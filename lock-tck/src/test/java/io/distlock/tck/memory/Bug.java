@@ -83,5 +83,18 @@ enum Bug {
     /** The client accepts any server certificate (a trust-all trust manager, host names not checked). */
     TRUSTS_ANY_CERTIFICATE,
     /** The driver logs its connection URI, password included, at DEBUG. */
-    LOGS_PASSWORD
+    LOGS_PASSWORD,
+    /**
+     * The driver's {@code close()} says goodbye to the server over its link and waits a whole
+     * operation timeout for the answer (etcd's session revoke did): with the server silent, the
+     * client's close takes two timeouts, not one.
+     */
+    SLOW_CLOSE,
+    /** An extension that got no answer is reported as lost: a short silence ends a lease that lives on. */
+    TIMEOUT_AS_LOST,
+    /**
+     * The server answers a request whose own grant it already holds as busy (a plain {@code SET NX}):
+     * a retry after a lost reply waits on its own landed write until the wait runs out.
+     */
+    OWN_WRITE_UNRECOGNISED
 }

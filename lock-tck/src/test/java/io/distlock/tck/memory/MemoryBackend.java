@@ -345,4 +345,28 @@ public class MemoryBackend implements LockBackend {
             super("broken-logs-password", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LOGS_PASSWORD);
         }
     }
+
+    /** Broken: close() waits another operation timeout on the link. */
+    public static final class SlowClose extends MemoryBackend {
+        /** Scheme {@code broken-slow-close}. */
+        public SlowClose() {
+            super("broken-slow-close", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.SLOW_CLOSE);
+        }
+    }
+
+    /** Broken: an unanswered extension is reported as lost. */
+    public static final class TimeoutAsLost extends MemoryBackend {
+        /** Scheme {@code broken-timeout-as-lost}. */
+        public TimeoutAsLost() {
+            super("broken-timeout-as-lost", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.TIMEOUT_AS_LOST);
+        }
+    }
+
+    /** Broken: a retry does not recognise its own landed write. */
+    public static final class OwnWriteUnrecognised extends MemoryBackend {
+        /** Scheme {@code broken-own-write-unrecognised}. */
+        public OwnWriteUnrecognised() {
+            super("broken-own-write-unrecognised", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.OWN_WRITE_UNRECOGNISED);
+        }
+    }
 }

@@ -215,7 +215,14 @@ final class MemoryDriver implements LockDriver {
                     TimeUnit.MILLISECONDS);
             return ExtendOutcome.of(holds);
         }
-        return ExtendOutcome.of(call("extend " + grant.name(), () -> server.extend(grant.name(), owner, leaseTime)));
+        try {
+            return ExtendOutcome.of(call("extend " + grant.name(), () -> server.extend(grant.name(), owner, leaseTime)));
+        } catch (BackendUnavailableException e) {
+            if (bug == Bug.TIMEOUT_AS_LOST) {
+                return ExtendOutcome.lost(); // the defect: no answer taken for "no longer yours"
+            }
+            throw e;
+        }
     }
 
     /** One "round trip" for the whole batch, as a pipelining driver would send it. */
@@ -299,6 +306,13 @@ final class MemoryDriver implements LockDriver {
 
     @Override
     public void close() {
+        if (bug == Bug.SLOW_CLOSE) {
+            try {
+                call("goodbye", () -> Boolean.TRUE); // the defect: an operation timeout more on a silent link
+            } catch (BackendUnavailableException unanswered) {
+                // nothing more to do: the session ends on the server by itself
+            }
+        }
         server.disconnected(context);
     }
 }

@@ -179,7 +179,10 @@ final class MemoryServer {
                 queue.addLast(entry);
                 changed |= settle(name, now);
             }
-            if (entry.granted) {
+            if (entry.granted && entry.claimed && bug == Bug.OWN_WRITE_UNRECOGNISED) {
+                // The defect: the owner's own grant, asked for again (its reply was lost), looks like someone else's.
+                answer = new Answer(false, 0, Duration.ofNanos(Math.max(0, entry.expiresAt - now)));
+            } else if (entry.granted) {
                 if (!entry.claimed) {
                     entry.claimed = true;
                     entry.expiresAt = now + honoured(entry.leaseNanos);

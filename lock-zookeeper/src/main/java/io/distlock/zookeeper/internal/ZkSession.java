@@ -42,6 +42,8 @@ final class ZkSession {
     private final Duration operationTimeout;
     private final Principal principal;
     private volatile boolean closed;
+    /** The longest {@link #close()} waits for the session's end: a server that answers at all answers in milliseconds. */
+    static final Duration CLOSE_WAIT = Duration.ofMillis(500);
 
     private ZkSession(CuratorFramework curator, ZkEndpoint endpoint, Duration operationTimeout, Principal principal) {
         this.curator = curator;
@@ -258,13 +260,14 @@ final class ZkSession {
      * never answers does not fail it sooner), while the caller was promised an answer within the
      * connect timeout.
      */
-    private static void closeInBackground(CuratorFramework curator, ZkTls.Probe probe) {
+    private static Thread closeInBackground(CuratorFramework curator, ZkTls.Probe probe) {
         if (probe != null) {
             probe.close();
         }
         Thread closer = new Thread(curator::close, "distlock-zookeeper-close");
         closer.setDaemon(true);
         closer.start();
+        return closer;
     }
 
     ZkCalls calls() {
@@ -435,8 +438,21 @@ final class ZkSession {
         }
     }
 
+    /**
+     * Ends the session, which deletes whatever ephemeral node is left, waiting for it at most
+     * {@link #CLOSE_WAIT}: the engine's closing batch has had its operation timeout already, and
+     * {@code LockClient.close()} promises no more than a second on top of it. A server that does not
+     * answer the closeSession in time (cut off, silent) ends the session itself after its timeout;
+     * ZooKeeper's own wait for that answer (up to a request timeout, and a reconnect attempt first if
+     * the connection was lost) goes on in the background.
+     */
     void close() {
         closed = true;
-        curator.close(); // closing the session deletes whatever ephemeral node is left
+        Thread closer = closeInBackground(curator, null);
+        try {
+            closer.join(CLOSE_WAIT.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

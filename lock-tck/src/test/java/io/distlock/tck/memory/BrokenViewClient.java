@@ -1,0 +1,205 @@
+package io.distlock.tck.memory;
+
+import io.distlock.BackendDescriptor;
+import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LeaseLock;
+import io.distlock.LeaseLostException;
+import io.distlock.LeaseUnconfirmedException;
+import io.distlock.LockClient;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+
+/**
+ * A client whose {@link LeaseLock} view has one deliberate defect, for the self-test of group 7. The
+ * view is the engine's code in {@code lock-api}, not a driver's, so the defect cannot live in a
+ * memory backend: it lives in this wrapper around a memory client, whose
+ * {@code lock(name).asLock(leaseTime)} wraps the real view and changes only the one behaviour. It
+ * reports a scheme of its own, so that its verdict is named after it.
+ */
+final class BrokenViewClient implements LockClient {
+
+    /** The view's one defect. */
+    enum Defect {
+        /** The holder re-enters without looking at its lease: a hold is counted on a lost lease. */
+        REENTERS_LOST_LEASE("broken-view-reenters-lost"),
+        /** "Could not tell" is reported as lost: an unconfirmed lease's unlock throws {@code LeaseLostException(EXPIRED)}. */
+        UNCONFIRMED_AS_LOST("broken-view-unknown-as-lost");
+
+        final String scheme;
+
+        Defect(String scheme) {
+            this.scheme = scheme;
+        }
+    }
+
+    private final LockClient client;
+    private final Defect defect;
+
+    BrokenViewClient(LockClient client, Defect defect) {
+        this.client = client;
+        this.defect = defect;
+    }
+
+    @Override
+    public DistributedLock lock(String name) {
+        DistributedLock lock = client.lock(name);
+        return new DistributedLock() {
+            @Override
+            public String name() {
+                return lock.name();
+            }
+
+            @Override
+            public Optional<Lease> tryAcquire(Duration leaseTime) {
+                return lock.tryAcquire(leaseTime);
+            }
+
+            @Override
+            public Optional<Lease> tryAcquire(Duration leaseTime, Duration maxWait) throws InterruptedException {
+                return lock.tryAcquire(leaseTime, maxWait);
+            }
+
+            @Override
+            public Lease acquire(Duration leaseTime) throws InterruptedException {
+                return lock.acquire(leaseTime);
+            }
+
+            @Override
+            public LeaseLock asLock(Duration leaseTime) {
+                return new View(lock.asLock(leaseTime), defect);
+            }
+        };
+    }
+
+    @Override
+    public BackendDescriptor backend() {
+        BackendDescriptor real = client.backend();
+        return new BackendDescriptor(defect.scheme, real.guarantee(), real.features());
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+
+    /** The real view, with the defect in front of it. Only its holding thread touches {@link #extraHolds}. */
+    private static final class View implements LeaseLock {
+        private final LeaseLock view;
+        private final Defect defect;
+        /** Holds counted here, without the real view (and so without its look at the lease). */
+        private int extraHolds;
+
+        View(LeaseLock view, Defect defect) {
+            this.view = view;
+            this.defect = defect;
+        }
+
+        /** The defect: a holder's re-entry is counted here, whatever became of the lease. */
+        private boolean blindReEntry() {
+            if (defect == Defect.REENTERS_LOST_LEASE && view.isHeldByCurrentThread()) {
+                extraHolds++;
+                return true;
+            }
+            return false;
+        }
+
+        /** A call of the real view, which throws what it throws. */
+        @FunctionalInterface
+        private interface ViewCall<T, E extends Exception> {
+            T call() throws E;
+        }
+
+        /** The defect: a lease whose fate is unknown is reported as lost, as the view did before issue 20. */
+        private <T, E extends Exception> T reported(ViewCall<T, E> call) throws E {
+            try {
+                return call.call();
+            } catch (LeaseUnconfirmedException unconfirmed) {
+                if (defect == Defect.UNCONFIRMED_AS_LOST) {
+                    throw new LeaseLostException(view.name(), Lease.LossReason.EXPIRED);
+                }
+                throw unconfirmed;
+            }
+        }
+
+        @Override
+        public void lock() {
+            if (!blindReEntry()) {
+                reported(() -> {
+                    view.lock();
+                    return null;
+                });
+            }
+        }
+
+        @Override
+        public void lockInterruptibly() throws InterruptedException {
+            if (!blindReEntry()) {
+                reported(() -> {
+                    view.lockInterruptibly();
+                    return null;
+                });
+            }
+        }
+
+        @Override
+        public boolean tryLock() {
+            return blindReEntry() || reported(view::tryLock);
+        }
+
+        @Override
+        public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+            return blindReEntry() || reported(() -> view.tryLock(time, unit));
+        }
+
+        @Override
+        public void unlock() {
+            if (extraHolds > 0 && view.isHeldByCurrentThread()) {
+                extraHolds--;
+                return;
+            }
+            reported(() -> {
+                view.unlock();
+                return null;
+            });
+        }
+
+        @Override
+        public int getHoldCount() {
+            return view.getHoldCount() + (view.isHeldByCurrentThread() ? extraHolds : 0);
+        }
+
+        @Override
+        public String name() {
+            return view.name();
+        }
+
+        @Override
+        public Duration leaseTime() {
+            return view.leaseTime();
+        }
+
+        @Override
+        public Optional<Lease> lease() {
+            return view.lease();
+        }
+
+        @Override
+        public boolean isHeldByCurrentThread() {
+            return view.isHeldByCurrentThread();
+        }
+
+        @Override
+        public boolean isLocked() {
+            return view.isLocked();
+        }
+
+        @Override
+        public Condition newCondition() {
+            return view.newCondition();
+        }
+    }
+}
