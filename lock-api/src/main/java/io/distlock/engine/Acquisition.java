@@ -52,6 +52,11 @@ final class Acquisition {
     /** When the current run of unknown outcomes began, if one is under way. */
     private long unknownSince;
     private boolean unknownRun;
+    /**
+     * Why the last grant this acquisition gave back could not be used, if it gave one back: until its
+     * removal is confirmed, a "busy" may be that grant itself, so a wait that ends on one cannot tell.
+     */
+    private BackendUnavailableException gaveBack;
 
     /**
      * @param maxWaitNanos      how long contention may be waited for
@@ -98,7 +103,7 @@ final class Acquisition {
                     unknownRun = false;
                 }
                 if (client.nanoTime() - deadline >= 0) {
-                    return Optional.empty();
+                    return waitEnded();
                 }
                 pauseBeforeNext(result, attempt);
             }
@@ -157,7 +162,20 @@ final class Acquisition {
         client.abandon(request, outcomeUnknown, lastSent, false);
         request = freshRequest();
         outcomeUnknown = false;
-        giveUpOnUnknown(client.unusable(grant, client.nanoTime() - start), start);
+        gaveBack = client.unusable(grant, client.nanoTime() - start);
+        giveUpOnUnknown(gaveBack, start);
+    }
+
+    /**
+     * The wait ended on a busy answer: contention — unless this acquisition gave a grant back whose
+     * removal the server may not have carried out yet, which may be what holds the lock: then it
+     * could not tell, and says so.
+     */
+    private Optional<Lease> waitEnded() {
+        if (gaveBack != null && client.pendingRemovals()) {
+            throw gaveBack;
+        }
+        return Optional.empty();
     }
 
     /** No answer: retried while the wait (and the grace for unknown outcomes) allows, else thrown. */
@@ -190,7 +208,9 @@ final class Acquisition {
             waiting.watch(waiter, name, client.endpoint());
             waiter.awaitActive(Math.min(left, client.options().operationTimeout().toNanos()));
         } else {
-            waiter.await(Math.min(waiting.pauseNanos(result, attempt), left));
+            // A grant given back while the connection is suspended: nothing to retry until it is restored
+            // (which wakes the waiters), or a slow poll.
+            waiter.await(Math.min(waiting.pauseNanos(result, attempt, client.suspended()), left));
         }
         client.checkOpen();
     }

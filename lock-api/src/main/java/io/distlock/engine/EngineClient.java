@@ -493,6 +493,11 @@ final class EngineClient implements LockClient, DriverContext {
         return cleanup.pending();
     }
 
+    /** @return true if some removal has not been confirmed by the server yet */
+    boolean pendingRemovals() {
+        return cleanup.pending() > 0;
+    }
+
     /**
      * Keeps the contract's exceptions as they are and wraps anything else a driver lets escape,
      * so that users only ever catch {@link LockException} (and JDK misuse exceptions).

@@ -79,13 +79,15 @@ final class Waiting {
     }
 
     /**
-     * @param result  the attempt that gave no lease: busy, unknown, or a grant that could not be used
-     * @param attempt how many attempts came before it
+     * @param result    the attempt that gave no lease: busy, unknown, or a grant that could not be used
+     * @param attempt   how many attempts came before it
+     * @param suspended the driver reports its connection suspended: a grant cannot be used until it is
+     *                  restored, which wakes every waiter
      * @return how long to sleep before the next attempt, in nanoseconds
      */
-    long pauseNanos(Attempt result, int attempt) {
-        if (!result.isBusy()) {
-            return retry.delayNanos(attempt + 1); // no answer, or no usable one: nothing to be notified of
+    long pauseNanos(Attempt result, int attempt, boolean suspended) {
+        if (result.isUnknown() || (result.isGranted() && !suspended)) {
+            return retry.delayNanos(attempt + 1); // no answer, or a grant that came too late: try again soon
         }
         long hint = result.retryAfter().map(d -> d.toNanos() + ThreadLocalRandom.current().nextLong(minRetryNanos + 1))
                 .orElse(Long.MAX_VALUE);

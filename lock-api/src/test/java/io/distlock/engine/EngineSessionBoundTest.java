@@ -209,4 +209,22 @@ class EngineSessionBoundTest {
             throw new IllegalStateException(e);
         }
     }
+
+    @Test
+    void aWaitThatEndsWhileAGrantItGaveBackMayStillHoldTheLockCannotTell() {
+        // On the real clock: the wait must run out. The first grant cannot be used (its session was
+        // never confirmed) and is given back, but the server does not confirm the release; every
+        // later attempt finds the lock held — possibly by that very grant. The wait ends "could not
+        // tell", never "busy".
+        ScriptedDriver real = new ScriptedDriver(System::nanoTime, true);
+        real.session = 0x99L;
+        real.releaseFailure = new BackendUnavailableException("scripted:1", "the release was not confirmed", null);
+        java.util.concurrent.atomic.AtomicBoolean first = new java.util.concurrent.atomic.AtomicBoolean(true);
+        real.attempts = request -> first.getAndSet(false) ? real.model(request) : Attempt.busy();
+        try (io.distlock.LockClient waiting = EngineClient.connect(real.backend(), URI.create("scripted://gave-back"),
+                LockOptions.defaults())) {
+            assertThatThrownBy(() -> waiting.lock("gave-back").tryAcquire(Duration.ofSeconds(30), Duration.ofMillis(300)))
+                    .isInstanceOf(BackendUnavailableException.class).hasMessageContaining("no live record");
+        }
+    }
 }

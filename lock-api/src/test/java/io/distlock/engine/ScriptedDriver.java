@@ -59,6 +59,8 @@ final class ScriptedDriver implements LockDriver {
     volatile boolean lateWrites;
     /** The session the model's grants are bound to (a session store's), or null for none. */
     volatile Object session;
+    /** Thrown by {@link #release} once reached, if set (a release the server does not confirm). */
+    volatile RuntimeException releaseFailure;
     /** Thrown by {@link #abandon} once reached, if set (a server that refuses the client). */
     volatile RuntimeException abandonRefusal;
 
@@ -164,6 +166,10 @@ final class ScriptedDriver implements LockDriver {
     @Override
     public boolean release(Grant grant) {
         reachable("release " + grant.name());
+        RuntimeException failure = releaseFailure;
+        if (failure != null) {
+            throw failure;
+        }
         Held held = server.get(grant.name());
         return held != null && held.owner.equals(grant.ownerToken()) && server.remove(grant.name(), held);
     }
