@@ -23,13 +23,14 @@ import java.util.function.Supplier;
 
 /**
  * One client's connection to a {@link MemoryServer}, over a {@link MemoryLink} (a network that can
- * fail). Each {@link Bug} that lives in a driver is switched on here.
+ * fail): to a server of its own JVM, or through a {@link MemoryGateway} to one in another (the
+ * {@link MemoryProtocol} either way). Each {@link Bug} that lives in a driver is switched on here.
  */
 final class MemoryDriver implements LockDriver {
 
     private static final String CONSTANT_OWNER = "owner";
 
-    private final MemoryServer server;
+    private final MemoryProtocol server;
     private final Bug bug;
     private final boolean fencing;
     private final DriverContext context;
@@ -49,7 +50,7 @@ final class MemoryDriver implements LockDriver {
     /** The credentials were refused, and the driver has {@link Bug#WRONG_PASSWORD_AS_UNAVAILABLE}. */
     private final boolean refusedAsUnavailable;
 
-    MemoryDriver(MemoryServer server, Bug bug, boolean fencing, DriverContext context, boolean sessionStore,
+    MemoryDriver(MemoryProtocol server, Bug bug, boolean fencing, DriverContext context, boolean sessionStore,
                  List<MemoryLink> links, Duration operationTimeout, String principal, String endpoint,
                  boolean refusedAsUnavailable) {
         this.principal = principal;
@@ -177,8 +178,7 @@ final class MemoryDriver implements LockDriver {
     /** One "round trip" for the whole batch, as a pipelining driver would send it. */
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
-        server.renewalBatches.incrementAndGet();
-        server.renewedLeases.addAndGet(renewals.size());
+        server.renewed(renewals.size());
         return LockDriver.super.extendAll(renewals);
     }
 
