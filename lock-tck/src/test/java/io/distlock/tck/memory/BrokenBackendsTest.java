@@ -70,7 +70,15 @@ class BrokenBackendsTest {
                 Arguments.of(BrokenVerifications.TrustsAnyCertificate.class, "required_6_3_untrustedServer",
                         "the client accepted a server whose certificate it does not trust"),
                 Arguments.of(BrokenVerifications.LogsPassword.class, "required_6_4_noSecretAnywhere",
-                        "a secret (shown here as ***) appears"));
+                        "a secret (shown here as ***) appears"),
+                Arguments.of(BrokenVerifications.JvmLocalFence.class, "required_1_4_fencingTokensIncrease",
+                        "fencing token did not increase"),
+                Arguments.of(BrokenVerifications.JvmLocalFence.class, "required_1_7_fencedResourceAcceptsValidHolders",
+                        "writes of valid holders were rejected"),
+                Arguments.of(BrokenVerifications.JvmLocalFence.class, "required_4_15_fencesSurviveRestart",
+                        "handed out fencing token"),
+                Arguments.of(BrokenVerifications.NoFencingToken.class, "required_4_15_fencesSurviveRestart",
+                        "declaring FENCING_TOKENS has no fencing token"));
     }
 
     @ParameterizedTest(name = "{0} fails {1}")

@@ -77,5 +77,13 @@ enum Bug {
     /** The client accepts any server certificate (a trust-all trust manager, host names not checked). */
     TRUSTS_ANY_CERTIFICATE,
     /** The driver logs its connection URI, password included, at DEBUG. */
-    LOGS_PASSWORD
+    LOGS_PASSWORD,
+    /**
+     * The fencing token comes from a JVM-local source: a counter per JVM, which the driver counts up
+     * at each grant (as a clock reading or a JVM-wide high-water mark would). It increases across every
+     * client of one JVM, and starts over in another.
+     */
+    JVM_LOCAL_FENCE,
+    /** FENCING_TOKENS is declared, but the leases carry no token. */
+    NO_FENCING_TOKEN
 }

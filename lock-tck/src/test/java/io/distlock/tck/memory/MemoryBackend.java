@@ -350,6 +350,22 @@ public class MemoryBackend implements LockBackend {
         }
     }
 
+    /** Broken: the fencing token comes from a counter per JVM. */
+    public static final class JvmLocalFence extends MemoryBackend {
+        /** Scheme {@code broken-jvm-local-fence}. */
+        public JvmLocalFence() {
+            super("broken-jvm-local-fence", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.JVM_LOCAL_FENCE);
+        }
+    }
+
+    /** Broken: declares FENCING_TOKENS, leases carry none. */
+    public static final class NoFencingToken extends MemoryBackend {
+        /** Scheme {@code broken-missing-token}. */
+        public NoFencingToken() {
+            super("broken-missing-token", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NO_FENCING_TOKEN);
+        }
+    }
+
     /** Broken: the connection URI, password included, is logged at DEBUG. */
     public static final class LogsPassword extends MemoryBackend {
         /** Scheme {@code broken-logs-password}. */

@@ -13,12 +13,14 @@ import io.distlock.spi.Watch;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -29,6 +31,8 @@ import java.util.function.Supplier;
 final class MemoryDriver implements LockDriver {
 
     private static final String CONSTANT_OWNER = "owner";
+    /** The fencing counter of {@link Bug#JVM_LOCAL_FENCE}: one per JVM, shared by its clients. */
+    private static final AtomicLong JVM_LOCAL_FENCE = new AtomicLong();
 
     private final MemoryProtocol server;
     private final Bug bug;
@@ -155,11 +159,19 @@ final class MemoryDriver implements LockDriver {
             return Attempt.busy();
         }
         if (answer.granted()) {
-            Grant grant = new Grant(request, MemoryServer.token(fencing, answer.fence()), null);
+            Grant grant = new Grant(request, token(answer), null);
             server.onRevoke(owner(request), () -> context.leaseLost(grant, Lease.LossReason.BACKEND_LOST));
             return Attempt.granted(grant);
         }
         return Attempt.busy(answer.holderRemaining());
+    }
+
+    /** The grant's fencing token: the server's, unless a defect takes it from elsewhere or drops it. */
+    private OptionalLong token(MemoryServer.Answer answer) {
+        if (bug == Bug.JVM_LOCAL_FENCE) {
+            return OptionalLong.of(JVM_LOCAL_FENCE.incrementAndGet()); // the defect: this JVM's counter, not the server's
+        }
+        return MemoryServer.token(fencing && bug != Bug.NO_FENCING_TOKEN, answer.fence());
     }
 
     @Override
