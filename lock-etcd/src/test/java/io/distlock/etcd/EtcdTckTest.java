@@ -13,6 +13,7 @@ import io.distlock.tck.LockVerification;
 import io.distlock.tck.NodeFaults;
 import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.ReplicaFailover;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.SessionEnd;
 import io.distlock.tck.fixtures.EtcdCluster;
@@ -74,6 +75,12 @@ class EtcdTckTest extends LockVerification {
     @Override
     protected LockClient newClient() {
         return Locks.connect(URI.create(cluster.uri(URI_PATH)), options());
+    }
+
+    /** Rules 1.4 and 1.7: a client in a child JVM connects as {@link #newClient()} does. */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of(URI.create(cluster.uri(URI_PATH)), options()));
     }
 
     /**

@@ -6,6 +6,7 @@ import io.distlock.Locks;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.Security;
 import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.TestCertificates;
@@ -76,6 +77,13 @@ class EtcdTlsTckTest extends LockVerification {
     @Override
     protected LockClient newClient() {
         return Locks.connect(URI.create(uri(EtcdSecurityTest.LOCKER, EtcdSecurityTest.LOCKER_PASSWORD, certs)), options());
+    }
+
+    /** Rules 1.4 and 1.7: a client in a child JVM connects as {@link #newClient()} does (its password and trust store in the URI). */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of(URI.create(uri(EtcdSecurityTest.LOCKER, EtcdSecurityTest.LOCKER_PASSWORD, certs)),
+                options()));
     }
 
     /** Rule 1.10: a key stays until it is deleted; read by the fixture as root. */

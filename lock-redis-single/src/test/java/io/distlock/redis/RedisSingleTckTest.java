@@ -10,6 +10,7 @@ import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.ReplicaFailover;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.FaultProxy;
@@ -67,6 +68,12 @@ class RedisSingleTckTest extends LockVerification {
     @Override
     protected LockClient newClient() {
         return Locks.connect(redis.uri());
+    }
+
+    /** Rules 1.4, 1.7 and 4.15: a client in a child JVM connects as {@link #newClient()} does. */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of(redis.uri()));
     }
 
     @Override

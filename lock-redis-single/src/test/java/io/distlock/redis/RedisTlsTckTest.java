@@ -6,6 +6,7 @@ import io.distlock.redis.internal.LockScripts;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.Security;
 import io.distlock.tck.fixtures.RedisServer;
 import io.distlock.tck.fixtures.TestCertificates;
@@ -70,6 +71,12 @@ class RedisTlsTckTest extends LockVerification {
     @Override
     protected LockClient newClient() {
         return Locks.connect(trusting(redis.uri("locker"), TestCertificates.shared()));
+    }
+
+    /** Rules 1.4 and 1.7: a client in a child JVM connects as {@link #newClient()} does (its password and trust store in the URI). */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of(trusting(redis.uri("locker"), TestCertificates.shared())));
     }
 
     /** Rule 1.10: the lock key's PTTL, read by the fixture's own (TLS) connection. */

@@ -10,6 +10,7 @@ import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.ReplicaFailover;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
@@ -61,6 +62,12 @@ class RedisWaitTckTest extends LockVerification {
     @Override
     protected LockClient newClient() {
         return Locks.connect(sentinelUri("", "&waitTimeout=" + WAIT_TIMEOUT.toMillis()));
+    }
+
+    /** Rules 1.4 and 1.7: a client in a child JVM connects as {@link #newClient()} does, through the Sentinels. */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of(sentinelUri("", "&waitTimeout=" + WAIT_TIMEOUT.toMillis())));
     }
 
     @Override

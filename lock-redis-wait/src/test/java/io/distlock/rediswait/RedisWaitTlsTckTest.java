@@ -8,6 +8,7 @@ import io.distlock.redis.internal.LockScripts;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.Security;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.RedisReplicaSet;
@@ -97,14 +98,24 @@ class RedisWaitTlsTckTest extends LockVerification {
                 + "&waitTimeout=" + WAIT_TIMEOUT.toMillis();
     }
 
+    static String uriAs(String user, String password, TestCertificates ca) {
+        return "redis-wait://" + user + ":" + password + "@" + String.join(",", redis.sentinelEndpoints())
+                + "?master=" + RedisReplicaSet.MASTER_NAME + tlsQuery(ca);
+    }
+
     static LockClient connectAs(String user, String password, TestCertificates ca) {
-        return Locks.connect("redis-wait://" + user + ":" + password + "@" + String.join(",", redis.sentinelEndpoints())
-                + "?master=" + RedisReplicaSet.MASTER_NAME + tlsQuery(ca));
+        return Locks.connect(uriAs(user, password, ca));
     }
 
     @Override
     protected LockClient newClient() {
         return connectAs("locker", SECRET, TestCertificates.shared());
+    }
+
+    /** Rules 1.4 and 1.7: a client in a child JVM connects as {@link #newClient()} does (its password and trust store in the URI). */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of(uriAs("locker", SECRET, TestCertificates.shared())));
     }
 
     /** Rule 1.10: the lock key's PTTL on the primary. */

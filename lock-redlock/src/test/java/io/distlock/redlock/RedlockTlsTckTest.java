@@ -8,6 +8,7 @@ import io.distlock.redis.internal.LockScripts;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.Security;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.RedisNodes;
@@ -76,16 +77,26 @@ class RedlockTlsTckTest extends LockVerification {
         return out.toArray(String[]::new);
     }
 
-    private static LockClient connectAs(String user, String password, TestCertificates ca) {
+    private static String uriAs(String user, String password, TestCertificates ca) {
         TestCertificates.KeyStoreFile store = ca.trustStore();
-        return Locks.connect("redlock://" + user + ":" + password + "@" + nodes.endpoints() + "?tls=true&trustStore="
+        return "redlock://" + user + ":" + password + "@" + nodes.endpoints() + "?tls=true&trustStore="
                 + URLEncoder.encode(store.path().toString(), UTF_8) + "&trustStoreType=" + store.type()
-                + "&trustStorePassword=" + URLEncoder.encode(store.password(), UTF_8) + "&nodeTimeout=" + NODE_TIMEOUT_MILLIS);
+                + "&trustStorePassword=" + URLEncoder.encode(store.password(), UTF_8) + "&nodeTimeout=" + NODE_TIMEOUT_MILLIS;
+    }
+
+    private static LockClient connectAs(String user, String password, TestCertificates ca) {
+        return Locks.connect(uriAs(user, password, ca));
     }
 
     @Override
     protected LockClient newClient() {
         return connectAs("locker", SECRET, TestCertificates.shared());
+    }
+
+    /** Rules 1.4 and 1.7: a client in a child JVM connects as {@link #newClient()} does (its password and trust store in the URI). */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of(uriAs("locker", SECRET, TestCertificates.shared())));
     }
 
     /** Rule 1.10: the quorum-th longest PTTL among the nodes that hold the lock for one token. */

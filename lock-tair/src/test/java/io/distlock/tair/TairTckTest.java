@@ -10,6 +10,7 @@ import io.distlock.tck.LeaseRevocation;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.ReplicaFailover;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.FaultProxy;
@@ -156,6 +157,12 @@ class TairTckTest extends LockVerification {
     @Override
     protected LockClient newClient() {
         return Locks.connect("tair://" + redis.endpoint());
+    }
+
+    /** Rules 1.4, 1.7 and 4.15: a client in a child JVM connects as {@link #newClient()} does. */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of("tair://" + redis.endpoint()));
     }
 
     @Override

@@ -10,10 +10,12 @@ import io.distlock.redis.internal.LockScripts;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.Security;
 import io.distlock.tck.fixtures.RedisServer;
 import io.distlock.tck.fixtures.TestCertificates;
 
+import java.net.URI;
 import java.net.URLEncoder;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,13 +84,26 @@ class TairTlsTckTest extends LockVerification {
                 + "&trustStoreType=" + store.type() + "&trustStorePassword=" + URLEncoder.encode(store.password(), UTF_8);
     }
 
+    private static LockOptions credentials(String user, String password) {
+        return LockOptions.builder().credentials(Credentials.of(user, password)).build();
+    }
+
     private static LockClient connectAs(String user, String password, TestCertificates ca) {
-        return Locks.connect(tlsUri(redis, ca), LockOptions.builder().credentials(Credentials.of(user, password)).build());
+        return Locks.connect(tlsUri(redis, ca), credentials(user, password));
     }
 
     @Override
     protected LockClient newClient() {
         return connectAs("locker", SECRET, TestCertificates.shared());
+    }
+
+    /**
+     * Rules 1.4 and 1.7: a client in a child JVM connects as {@link #newClient()} does, its trust store in
+     * the URI and its credentials in the options (which reach the child over its standard input).
+     */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of(URI.create(tlsUri(redis, TestCertificates.shared())), credentials("locker", SECRET)));
     }
 
     /** Rule 1.10: the lock key's PTTL, read by the fixture's own (TLS) connection. */

@@ -2,12 +2,12 @@ package io.distlock.tck;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
-import io.distlock.Lease;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -20,24 +20,61 @@ import java.util.concurrent.CountDownLatch;
  * its leases (its 10th, 35th, ...) to expire instead of releasing them, so that hand-offs by expiry
  * are in the history too. An attempt that gets no answer ({@link BackendUnavailableException}) is
  * counted, not failed; a run where more than a fifth of the attempts got none proves nothing and fails.
+ * One contender may be a client in a separate process ({@link ChildClient}), so that a fencing token
+ * that increases only within one JVM shows in the history.
  */
 final class Contention {
+
+    /**
+     * One contender's way to the lock: a client in this JVM, or one in a separate process.
+     */
+    @FunctionalInterface
+    private interface Seat {
+        /**
+         * One attempt: a single one ({@code maxWait} null) or a waiting one.
+         *
+         * @return the grant, or empty for contention
+         * @throws BackendUnavailableException if the attempt got no answer
+         */
+        Optional<Held> attempt(Duration lease, Duration maxWait) throws InterruptedException;
+    }
+
+    /**
+     * A grant, with the times the history records (its valid interval, see {@link History}) and how its
+     * holder lets go of it or leaves it to expire.
+     */
+    private record Held(long atNanos, long validUntilNanos, OptionalLong token, Runnable release, Runnable leaveToExpire) {
+    }
 
     private Contention() {
     }
 
     static History run(Rig rig, FencedResource resource, int expiriesPerClient) throws InterruptedException {
+        return run(rig, resource, expiriesPerClient, null);
+    }
+
+    /**
+     * A contention run in which one of the contenders, if {@code separate} is given, is a client in a
+     * separate process (in place of the last client of this JVM); this JVM writes to {@code resource}
+     * with its token while it holds.
+     */
+    static History run(Rig rig, FencedResource resource, int expiriesPerClient, ChildClient separate)
+            throws InterruptedException {
         TestEnvironment env = rig.env;
         History history = new History();
         CountDownLatch start = new CountDownLatch(1);
         List<Rig.Waiter<Integer>> contenders = new ArrayList<>();
         for (int i = 0; i < env.contentionClients(); i++) {
-            String client = "client-" + i;
-            DistributedLock lock = rig.client().lock(rig.name);
+            boolean elsewhere = separate != null && i == env.contentionClients() - 1;
+            String client = elsewhere ? separate.label() : "client-" + i;
+            Seat seat = elsewhere ? separateSeat(rig, separate) : seat(rig, rig.client().lock(rig.name));
             contenders.add(rig.start(client, () -> {
                 start.await();
-                return contend(rig, lock, client, history, resource, expiriesPerClient);
+                return contend(rig, seat, client, history, resource, expiriesPerClient);
             }));
+        }
+        if (separate != null) {
+            separate.connect(); // its JVM started while the clients here connected
         }
         start.countDown();
         long deadline = System.nanoTime() + env.contentionTimeout().toNanos();
@@ -56,17 +93,29 @@ final class Contention {
         return history;
     }
 
-    private static int contend(Rig rig, DistributedLock lock, String client, History history,
+    private static Seat seat(Rig rig, DistributedLock lock) {
+        return (lease, maxWait) -> (maxWait == null ? lock.tryAcquire(lease) : lock.tryAcquire(lease, maxWait)).map(granted -> {
+            long now = System.nanoTime();
+            return new Held(now, now + granted.remaining().toNanos(), granted.fencingToken(), granted::release,
+                    () -> rig.track(granted)); // released (a no-op by then) after the rule
+        });
+    }
+
+    /** The child's grants start when their answer arrived here and end at the send time + the child's remaining(). */
+    private static Seat separateSeat(Rig rig, ChildClient child) {
+        return (lease, maxWait) -> child.tryAcquire(rig.name, lease, maxWait).map(grant -> new Held(grant.receivedAtNanos(),
+                grant.validUntilNanos(), grant.token(), () -> child.release(grant), () -> { })); // the child's quit releases it
+    }
+
+    private static int contend(Rig rig, Seat seat, String client, History history,
                                FencedResource resource, int expiriesPerClient) throws InterruptedException {
         TestEnvironment env = rig.env;
         int granted = 0;
         int expired = 0;
         for (int round = 0; round < env.contentionRounds(); round++) {
-            Optional<Lease> attempt;
+            Optional<Held> attempt;
             try {
-                attempt = round % 2 == 0
-                        ? lock.tryAcquire(env.contentionLease())
-                        : lock.tryAcquire(env.contentionLease(), env.contentionWait());
+                attempt = seat.attempt(env.contentionLease(), round % 2 == 0 ? null : env.contentionWait());
             } catch (BackendUnavailableException noAnswer) {
                 // An honest "could not tell" (a quorum node timed out under load): no lease, no claim.
                 history.unknownOutcome();
@@ -75,18 +124,18 @@ final class Contention {
             if (attempt.isEmpty()) {
                 continue;
             }
-            Lease lease = attempt.get();
-            long id = history.acquired(client, lease);
+            Held held = attempt.get();
+            long id = history.acquired(client, rig.name, held.atNanos(), held.validUntilNanos(), held.token());
             granted++;
-            boolean accepted = resource.write("lease#" + id, lease.fencingToken());
+            boolean accepted = resource.write("lease#" + id, held.token());
             history.write(id, System.nanoTime(), accepted);
             if (expired < expiriesPerClient && granted % 25 == 10) {
                 expired++;
-                rig.track(lease); // left to expire; released (a no-op by then) after the rule
+                held.leaveToExpire().run();
                 continue;
             }
             history.releasing(id);
-            lease.release();
+            held.release().run();
         }
         return granted;
     }

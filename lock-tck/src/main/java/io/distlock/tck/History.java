@@ -18,8 +18,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * A concurrent record of what clients did with leases, for {@link HistoryChecker} to judge.
  *
  * <p>Every lease gets an id when its acquisition is recorded; its release and its writes to a
- * protected resource are recorded under that id. Times are {@link System#nanoTime()} readings,
- * comparable because every recording client runs in this JVM.
+ * protected resource are recorded under that id. Times are {@link System#nanoTime()} readings of
+ * this JVM, comparable because every event is recorded here: a client in another process is recorded
+ * by the JVM that drives it, with {@link #acquired(String, String, long, long, OptionalLong)} — the
+ * grant's answer arrived here at {@code atNanos}, and its validity is counted from when its request
+ * was sent from here, which keeps its valid interval inside the real one.
  *
  * <p>How a lease's <em>valid interval</em> is derived (conservatively, so that a correct backend
  * never shows a violation): it starts when the acquire returned and ends at the earlier of the

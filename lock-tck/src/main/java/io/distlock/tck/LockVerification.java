@@ -35,6 +35,9 @@ import java.util.UUID;
  *         return Optional.of(() -> FaultProxy.partitionedClient(List.of(server.endpoint()),
  *                 proxies -> Locks.connect("redis://" + proxies.get(0).endpoint())));
  *     }
+ *     protected Optional<SeparateProcess> separateProcess() {
+ *         return Optional.of(SeparateProcess.of(server.uri()));
+ *     }
  *     // ... leaseRevocation(), lockProbe(), serverRestart(), clockJump(), replicaFailover(): see their Javadoc
  * }
  * }</pre>
@@ -207,6 +210,21 @@ public abstract class LockVerification extends LockViewRules {
      */
     @Override
     protected Optional<Security> security() {
+        return Optional.empty();
+    }
+
+    /**
+     * The hook that says how a client in a separate process connects (rules 1.4, 1.7 and 4.15): the
+     * TCK starts a child JVM on this JVM's class path, which connects with the hook's URI and options
+     * and takes turns with {@link #newClient()}'s clients, so that a fencing token that increases only
+     * within one JVM (a clock reading, a JVM-wide high-water mark, a static counter) fails. Usually the
+     * URI and options {@code newClient()} connects with: {@link SeparateProcess#of(java.net.URI, io.distlock.LockOptions)}.
+     *
+     * @return the hook; empty fails rules 1.4, 1.7 and 4.15 for a backend that declares
+     *         {@link Feature#FENCING_TOKENS} (every backend can be used from two processes)
+     */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
         return Optional.empty();
     }
 

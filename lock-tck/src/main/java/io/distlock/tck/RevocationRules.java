@@ -138,7 +138,8 @@ abstract class RevocationRules extends FaultRules {
 
     /**
      * Rule 4.15: fencing tokens keep increasing across a restart of the server (one node of a
-     * quorum) without persistence.
+     * quorum) without persistence. The grant after the restart goes to a client in a separate
+     * process, so that a fence kept in the clients' JVM does not pass for one kept by the servers.
      *
      * @throws InterruptedException if interrupted
      */
@@ -153,31 +154,32 @@ abstract class RevocationRules extends FaultRules {
         Optional<String> impossible = hook.get().impossibleBecause();
         assumeTrue(impossible.isEmpty(), () -> VerdictExtension.DOES_NOT_APPLY + "a restart without persistence cannot"
                 + " happen to '" + backend.scheme() + "': " + impossible.orElse(""));
+        ChildClient b = launchSeparateProcess("B"); // its JVM starts while A takes its grants and the server restarts
         long highest = Long.MIN_VALUE;
         for (int i = 0; i < 3; i++) {
             Lease lease = rig.acquireNow(rig.client(), env().shortLease());
-            highest = Math.max(highest, lease.fencingToken().orElseThrow());
+            highest = Math.max(highest, token(lease));
             lease.release();
         }
         hook.get().restartWithoutPersistence();
-        LockClient b = rig.client();
-        Lease[] after = {null};
-        env().awaitUntil(msg("waiting for a client to acquire after the restart"), env().defaultTimeout().plus(env().defaultTimeout()),
-                () -> {
+        ChildClient.Grant[] after = {null};
+        env().awaitUntil(msg("waiting for " + b.label() + " to acquire after the restart"),
+                env().defaultTimeout().plus(env().defaultTimeout()), () -> {
                     try {
-                        after[0] = rig.track(b.lock(rig.name).tryAcquire(env().shortLease())).orElse(null);
+                        after[0] = b.tryAcquire(rig.name, env().shortLease(), null).orElse(null);
                     } catch (io.distlock.BackendUnavailableException reconnecting) {
                         return false;
                     }
                     return after[0] != null;
                 });
-        long token = after[0].fencingToken().orElseThrow();
+        long token = token(after[0], b);
+        b.release(after[0]);
         if (token > highest) {
-            notes.add("token " + token + " after the restart, above " + highest + " before it");
+            notes.add("token " + token + " after the restart, above " + highest + " before it; " + b);
             return;
         }
         String what = "4.15 restart without persistence: the server restarted empty and handed out fencing token " + token
-                + " after " + highest + " (a stale holder's write would be accepted)";
+                + " to " + b.label() + " after " + highest + " (a stale holder's write would be accepted)";
         if (backend.guarantee() == Guarantee.EFFICIENCY) {
             findings.add(what + ": expected for an EFFICIENCY lock whose fence lives with the server's memory");
             return;

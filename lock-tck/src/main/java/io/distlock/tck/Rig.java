@@ -29,6 +29,7 @@ final class Rig implements AutoCloseable {
     private final List<LockClient> clients = new CopyOnWriteArrayList<>();
     private final List<Lease> leases = new CopyOnWriteArrayList<>();
     private final List<Waiter<?>> waiters = new CopyOnWriteArrayList<>();
+    private final List<ChildClient> children = new CopyOnWriteArrayList<>();
     private volatile BackendDescriptor descriptor;
 
     Rig(TestEnvironment env, String rule, String name, Supplier<LockClient> factory) {
@@ -52,6 +53,16 @@ final class Rig implements AutoCloseable {
     LockClient track(LockClient client) {
         clients.add(client);
         return client;
+    }
+
+    /**
+     * Starts a client in a child JVM, closed (ended) after the rule; it connects when first used or
+     * {@linkplain ChildClient#connect() told to}, so its JVM starts while the rule does other work.
+     */
+    ChildClient launch(SeparateProcess how, String label) {
+        ChildClient child = ChildClient.launch(how, env, this::msg, label);
+        children.add(child);
+        return child;
     }
 
     BackendDescriptor backend() {
@@ -193,7 +204,7 @@ final class Rig implements AutoCloseable {
         }
     }
 
-    /** Stops waiter threads, releases every tracked lease, closes every client; never throws. */
+    /** Stops waiter threads, releases every tracked lease, ends every child JVM, closes every client; never throws. */
     @Override
     public void close() {
         for (Waiter<?> waiter : waiters) {
@@ -217,6 +228,7 @@ final class Rig implements AutoCloseable {
                 // best effort: the lease expires on its own
             }
         }
+        children.forEach(ChildClient::close); // each child's client releases what it holds
         for (LockClient client : clients) {
             try {
                 client.close();

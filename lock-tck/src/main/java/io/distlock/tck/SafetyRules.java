@@ -113,37 +113,61 @@ abstract class SafetyRules extends VerificationSupport {
     @DisplayName("1.4 fencing tokens strictly increase with every grant")
     public void required_1_4_fencingTokensIncrease() throws InterruptedException {
         requireFeature(Feature.FENCING_TOKENS);
+        ChildClient b = launchSeparateProcess("B"); // its JVM starts while A connects
         LockClient a = rig.client();
-        LockClient b = rig.client();
         List<Long> tokens = new ArrayList<>();
+        List<String> grants = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            Lease lease = rig.acquireNow(i % 2 == 0 ? a : b, env().shortLease());
-            tokens.add(token(lease));
-            lease.release();
+            long token;
+            if (i % 2 == 0) {
+                Lease lease = rig.acquireNow(a, env().shortLease());
+                token = token(lease);
+                lease.release();
+            } else {
+                ChildClient.Grant grant = b.tryAcquire(rig.name, env().shortLease(), null).orElseThrow(() -> new AssertionError(
+                        msg("a single attempt of " + b.label() + " on the free lock found it busy")));
+                token = token(grant, b);
+                b.release(grant);
+            }
+            tokens.add(token);
+            grants.add((i % 2 == 0 ? "A " : "B ") + token);
         }
         Lease expiring = rig.acquireNow(a, env().shortLease());
         tokens.add(token(expiring));
-        Lease next = rig.acquireWithin(b, env().shortLease(), env().defaultTimeout(),
-                "B could not acquire after A's lease expired");
-        tokens.add(token(next));
-        next.release();
+        grants.add("A " + tokens.get(tokens.size() - 1));
+        ChildClient.Grant next = b.tryAcquire(rig.name, env().shortLease(), env().defaultTimeout()).orElseThrow(() ->
+                new AssertionError(msg(b.label() + " could not acquire after A's lease expired (waited "
+                        + TestEnvironment.millis(env().defaultTimeout()) + ")")));
+        tokens.add(token(next, b));
+        grants.add("B " + tokens.get(tokens.size() - 1));
+        b.release(next);
         for (int i = 1; i < tokens.size(); i++) {
             assertTrue(tokens.get(i) > tokens.get(i - 1),
-                    msg("fencing token did not increase from grant " + i + " to " + (i + 1) + ": " + tokens
-                            + (i == tokens.size() - 1 ? " (the last grant followed an expiry)" : "")));
+                    msg("fencing token did not increase from grant " + i + " to " + (i + 1) + ": " + grants
+                            + (i == tokens.size() - 1 ? " (the last grant followed an expiry)" : "")
+                            + "; A is a client in this JVM, " + b.label() + " one in another: a fence that increases"
+                            + " only within one JVM fails here"));
         }
 
-        History history = Contention.run(rig, new FencedResource(), 0);
+        History history = Contention.run(rig, new FencedResource(), 0, b);
         List<HistoryChecker.Violation> violations = HistoryChecker.fencingOrder(history);
         assertTrue(violations.isEmpty(), () -> msg(violations.size() + " fencing-order violations under contention in "
                 + history + ":\n" + HistoryChecker.describe(violations, 5)));
-        notes.add(tokens.size() + " sequential grants, then " + history.acquisitions() + " contended grants in order");
+        notes.add(tokens.size() + " sequential grants, then " + history.acquisitions() + " contended grants in order; " + b);
     }
 
-    private long token(Lease lease) {
+    /** The lease's fencing token; fails naming it if a backend declaring FENCING_TOKENS gave none. */
+    long token(Lease lease) {
         OptionalLong token = lease.fencingToken();
         assertTrue(token.isPresent(), msg("a lease of a backend declaring FENCING_TOKENS has no fencing token"));
         return token.getAsLong();
+    }
+
+    /** The fencing token of a grant to a client in a separate process; fails naming it if there is none. */
+    long token(ChildClient.Grant grant, ChildClient child) {
+        assertTrue(grant.token().isPresent(), msg("a lease of a backend declaring FENCING_TOKENS has no fencing token"
+                + " (granted to " + child.label() + ")"));
+        return grant.token().getAsLong();
     }
 
     /** Rule 1.5 (see SPEC.md). */
@@ -213,13 +237,17 @@ abstract class SafetyRules extends VerificationSupport {
     @DisplayName("1.7 a fenced resource accepts every write of a valid holder")
     public void required_1_7_fencedResourceAcceptsValidHolders() throws InterruptedException {
         requireFeature(Feature.FENCING_TOKENS);
+        ChildClient separate = launchSeparateProcess("a contender"); // its JVM starts while the others connect
         FencedResource resource = new FencedResource();
-        History history = Contention.run(rig, resource, 0);
+        History history = Contention.run(rig, resource, 0, separate);
         List<HistoryChecker.Violation> violations = HistoryChecker.rejectedValidWrites(history);
         assertTrue(violations.isEmpty(), () -> msg(violations.size() + " writes of valid holders were rejected by "
-                + resource + " in " + history + ":\n" + HistoryChecker.describe(violations, 5)));
+                + resource + " in " + history + ":\n" + HistoryChecker.describe(violations, 5)
+                + "\n(" + separate.label() + " is a client in a child JVM, whose writes carry its own tokens: a fence that"
+                + " increases only within one JVM fails here)"));
         assertTrue(resource.accepted() > 0, msg("no write was accepted at all: " + resource));
-        notes.add(resource.accepted() + " fenced writes by " + history.distinctHolders() + " clients accepted");
+        assertTrue(separate.grants() > 0, msg("the contender in a separate process was never granted the lock: " + separate));
+        notes.add(resource.accepted() + " fenced writes by " + history.distinctHolders() + " clients accepted; " + separate);
     }
 
     /** Rule 1.8 (see SPEC.md). */

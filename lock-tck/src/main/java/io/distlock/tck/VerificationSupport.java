@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -136,6 +137,13 @@ abstract class VerificationSupport {
     protected abstract Optional<Security> security();
 
     /**
+     * See {@link LockVerification#separateProcess()}.
+     *
+     * @return what the verification supplies
+     */
+    protected abstract Optional<SeparateProcess> separateProcess();
+
+    /**
      * See {@link LockVerification#environment()}.
      *
      * @return what the verification supplies
@@ -163,6 +171,22 @@ abstract class VerificationSupport {
 
     String msg(String text) {
         return rig.msg(text);
+    }
+
+    /**
+     * Starts a client in a child JVM from the {@link #separateProcess()} hook, which every verification
+     * must supply; the rule's {@link Rig} ends it after the rule.
+     *
+     * @param label what the rule calls the client
+     * @return the child, starting (it connects when first used)
+     * @throws AssertionError if the hook is absent, naming it
+     */
+    ChildClient launchSeparateProcess(String label) {
+        Optional<SeparateProcess> hook = separateProcess();
+        assertTrue(hook.isPresent(), msg("the verification of backend '" + rig.backend().scheme() + "' supplies no"
+                + " separateProcess(): every backend can be used from two processes, and a fencing token must increase"
+                + " across them (one that increases only within a JVM passes every rule whose clients share one)"));
+        return rig.launch(hook.get(), label);
     }
 
     void requireFeature(Feature feature) {

@@ -12,6 +12,7 @@ import io.distlock.tck.LockVerification;
 import io.distlock.tck.NodeFaults;
 import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.ReplicaFailover;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.SessionEnd;
 import io.distlock.tck.fixtures.FaultProxy;
@@ -84,6 +85,12 @@ class ZooKeeperTckTest extends LockVerification {
     @Override
     protected LockClient newClient() {
         return ensemble.opened(Locks.connect(URI.create(ensemble.uri(URI_PATH)), options()));
+    }
+
+    /** Rules 1.4, 1.7 and 4.15: a client in a child JVM connects as {@link #newClient()} does. */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of(URI.create(ensemble.uri(URI_PATH)), options()));
     }
 
     /**

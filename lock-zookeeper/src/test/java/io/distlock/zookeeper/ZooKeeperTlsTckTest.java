@@ -6,6 +6,7 @@ import io.distlock.Locks;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.Security;
 import io.distlock.tck.fixtures.TestCertificates;
 import io.distlock.tck.fixtures.TestCertificates.KeyStoreFile;
@@ -84,6 +85,15 @@ class ZooKeeperTlsTckTest extends LockVerification {
     @Override
     protected LockClient newClient() {
         return connector("locker:" + SECRET, CERTS.trustStore()).get();
+    }
+
+    /**
+     * Rules 1.4 and 1.7: a client in a child JVM connects as {@link #newClient()} does (its digest
+     * password, trust store and client key store in the URI).
+     */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of(URI.create(uri("locker:" + SECRET, CERTS.trustStore())), options()));
     }
 
     /** The world may read: a plain TLS client without credentials lists the lock's line (after a sync). */

@@ -82,7 +82,15 @@ class BrokenBackendsTest {
                 Arguments.of(BrokenVerifications.ViewReentersLostLease.class, "required_7_1_noReEntryAfterRevocation",
                         "the holding thread re-entered a lost lease"),
                 Arguments.of(BrokenVerifications.ViewUnknownAsLost.class, "required_7_2_unlockDuringAShortPartitionIsNoLoss",
-                        "a client that could not tell reported a loss"));
+                        "a client that could not tell reported a loss"),
+                Arguments.of(BrokenVerifications.JvmLocalFence.class, "required_1_4_fencingTokensIncrease",
+                        "fencing token did not increase"),
+                Arguments.of(BrokenVerifications.JvmLocalFence.class, "required_1_7_fencedResourceAcceptsValidHolders",
+                        "writes of valid holders were rejected"),
+                Arguments.of(BrokenVerifications.JvmLocalFence.class, "required_4_15_fencesSurviveRestart",
+                        "handed out fencing token"),
+                Arguments.of(BrokenVerifications.NoFencingToken.class, "required_4_15_fencesSurviveRestart",
+                        "declaring FENCING_TOKENS has no fencing token"));
     }
 
     @ParameterizedTest(name = "{0} fails {1}")

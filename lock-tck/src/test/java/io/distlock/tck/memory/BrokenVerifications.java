@@ -271,6 +271,18 @@ final class BrokenVerifications {
         }
     }
 
+    static class JvmLocalFence extends OnScheme {
+        JvmLocalFence() {
+            super("broken-jvm-local-fence");
+        }
+    }
+
+    static class NoFencingToken extends OnScheme {
+        NoFencingToken() {
+            super("broken-missing-token");
+        }
+    }
+
     /** The reference on two rules and a group, selected by the class itself. */
     @io.distlock.tck.RuleSelection("1.8, 5")
     static class SelectedReference extends MemoryReferenceTest {

@@ -96,5 +96,13 @@ enum Bug {
      * The server answers a request whose own grant it already holds as busy (a plain {@code SET NX}):
      * a retry after a lost reply waits on its own landed write until the wait runs out.
      */
-    OWN_WRITE_UNRECOGNISED
+    OWN_WRITE_UNRECOGNISED,
+    /**
+     * The fencing token comes from a JVM-local source: a counter per JVM, which the driver counts up
+     * at each grant (as a clock reading or a JVM-wide high-water mark would). It increases across every
+     * client of one JVM, and starts over in another.
+     */
+    JVM_LOCAL_FENCE,
+    /** FENCING_TOKENS is declared, but the leases carry no token. */
+    NO_FENCING_TOKEN
 }

@@ -16,6 +16,7 @@ import java.net.URI;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -24,7 +25,9 @@ import java.util.stream.Collectors;
  * name shares one {@link MemoryServer}. A server whose name starts with {@code down} is unreachable
  * (it models a stopped server). One whose name starts with {@code secure} models TLS and authentication:
  * it takes the principals of {@link MemoryServer#PASSWORDS}, and {@code ?tls=untrusted} models a client that
- * does not trust its certificate. Elsewhere user info in the URI is accepted and ignored.
+ * does not trust its certificate. Elsewhere user info in the URI is accepted and ignored. With
+ * {@code ?gateway=<port>} a client in another JVM reaches the server of the JVM whose {@link MemoryGateway}
+ * listens there.
  *
  * <p>The reference declares CORRECTNESS and every feature except QUORUM. The nested subclasses are
  * variants, each under its own scheme: deliberately broken ones (one {@link Bug} each, with the
@@ -61,7 +64,7 @@ public class MemoryBackend implements LockBackend {
     @Override
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
         String scheme = descriptor.scheme();
-        String usage = "; expected " + scheme + "://<serverName>[?link=<id>]";
+        String usage = "; expected " + scheme + "://<serverName>[?link=<id>|gateway=<port>]";
         if (!scheme.equalsIgnoreCase(uri.getScheme())) {
             throw new IllegalArgumentException("not a " + scheme + " URI" + usage);
         }
@@ -71,9 +74,10 @@ public class MemoryBackend implements LockBackend {
         }
         String query = uri.getRawQuery();
         if (uri.getPort() != -1 || (uri.getRawPath() != null && !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/"))
-                || (query != null && !query.matches("(link=[0-9a-f-]+(,[0-9a-f-]+)*|tls=untrusted)(&(link=[0-9a-f-]+(,[0-9a-f-]+)*|tls=untrusted))?"))
+                || (query != null && !query.matches(OPTION + "(&" + OPTION + "){0,2}"))
                 || uri.getRawFragment() != null) {
-            throw new IllegalArgumentException("a " + scheme + " URI takes no port, path, fragment or query but link and tls" + usage);
+            throw new IllegalArgumentException("a " + scheme + " URI takes no port, path, fragment or query but link, gateway"
+                    + " and tls" + usage);
         }
         String endpoint = scheme + "://" + server;
         if (server.startsWith("down")) {
@@ -102,11 +106,27 @@ public class MemoryBackend implements LockBackend {
             }
             principal = user;
         }
-        List<MemoryLink> links = query == null || !query.contains("link=") ? List.of(MemoryLink.alwaysUp())
-                : Arrays.stream(query.replaceAll("&?tls=untrusted&?", "").substring("link=".length()).split(","))
-                .map(MemoryLink::named).collect(Collectors.toList());
-        return new MemoryDriver(MemoryServer.named(scheme, server, bug), bug, descriptor.has(Feature.FENCING_TOKENS), context,
+        Optional<String> link = option(query, "link");
+        List<MemoryLink> links = link.isEmpty() ? List.of(MemoryLink.alwaysUp())
+                : Arrays.stream(link.get().split(",")).map(MemoryLink::named).collect(Collectors.toList());
+        // Through a gateway, the server is the one in the gateway's JVM: it decides, this JVM's driver asks.
+        Optional<String> gateway = option(query, "gateway");
+        MemoryProtocol protocol = gateway.isPresent()
+                ? new MemoryGateway.Remote(Integer.parseInt(gateway.get()), endpoint, endpoint, options.operationTimeout())
+                : MemoryProtocol.of(MemoryServer.named(scheme, server, bug));
+        return new MemoryDriver(protocol, bug, descriptor.has(Feature.FENCING_TOKENS), context,
                 sessionStore, links, options.operationTimeout(), principal, endpoint, refusedAsUnavailable);
+    }
+
+    /** One option of a URI's query: {@code link=<id>[,<id>…]}, {@code gateway=<port>} or {@code tls=untrusted}. */
+    private static final String OPTION = "(link=[0-9a-f-]+(,[0-9a-f-]+)*|gateway=[0-9]{1,5}|tls=untrusted)";
+
+    private static Optional<String> option(String query, String name) {
+        if (query == null) {
+            return Optional.empty();
+        }
+        return Arrays.stream(query.split("&")).filter(o -> o.startsWith(name + "=")).map(o -> o.substring(name.length() + 1))
+                .findFirst();
     }
 
     /**
@@ -335,6 +355,22 @@ public class MemoryBackend implements LockBackend {
         /** Scheme {@code broken-trusts-any-certificate}. */
         public TrustsAnyCertificate() {
             super("broken-trusts-any-certificate", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.TRUSTS_ANY_CERTIFICATE);
+        }
+    }
+
+    /** Broken: the fencing token comes from a counter per JVM. */
+    public static final class JvmLocalFence extends MemoryBackend {
+        /** Scheme {@code broken-jvm-local-fence}. */
+        public JvmLocalFence() {
+            super("broken-jvm-local-fence", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.JVM_LOCAL_FENCE);
+        }
+    }
+
+    /** Broken: declares FENCING_TOKENS, leases carry none. */
+    public static final class NoFencingToken extends MemoryBackend {
+        /** Scheme {@code broken-missing-token}. */
+        public NoFencingToken() {
+            super("broken-missing-token", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NO_FENCING_TOKEN);
         }
     }
 

@@ -13,25 +13,30 @@ import io.distlock.spi.Watch;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
  * One client's connection to a {@link MemoryServer}, over a {@link MemoryLink} (a network that can
- * fail). Each {@link Bug} that lives in a driver is switched on here.
+ * fail): to a server of its own JVM, or through a {@link MemoryGateway} to one in another (the
+ * {@link MemoryProtocol} either way). Each {@link Bug} that lives in a driver is switched on here.
  */
 final class MemoryDriver implements LockDriver {
 
     private static final String CONSTANT_OWNER = "owner";
     /** How long a session store's session vouches for its grants: the memory server never expires one. */
     private static final Duration SESSION_NEVER_EXPIRES = Duration.ofDays(1);
+    /** The fencing counter of {@link Bug#JVM_LOCAL_FENCE}: one per JVM, shared by its clients. */
+    private static final AtomicLong JVM_LOCAL_FENCE = new AtomicLong();
 
-    private final MemoryServer server;
+    private final MemoryProtocol server;
     private final Bug bug;
     private final boolean fencing;
     private final DriverContext context;
@@ -59,7 +64,7 @@ final class MemoryDriver implements LockDriver {
     /** The credentials were refused, and the driver has {@link Bug#WRONG_PASSWORD_AS_UNAVAILABLE}. */
     private final boolean refusedAsUnavailable;
 
-    MemoryDriver(MemoryServer server, Bug bug, boolean fencing, DriverContext context, boolean sessionStore,
+    MemoryDriver(MemoryProtocol server, Bug bug, boolean fencing, DriverContext context, boolean sessionStore,
                  List<MemoryLink> links, Duration operationTimeout, String principal, String endpoint,
                  boolean refusedAsUnavailable) {
         this.principal = principal;
@@ -195,7 +200,7 @@ final class MemoryDriver implements LockDriver {
         if (answer.granted()) {
             // On a session store the grant is bound to the session it was written on.
             Object boundTo = sessionStore && bug != Bug.SWEEP_FORGETS_IN_FLIGHT ? on : null;
-            Grant grant = new Grant(request, MemoryServer.token(fencing, answer.fence()), null, boundTo);
+            Grant grant = new Grant(request, token(answer), null, boundTo);
             server.onRevoke(owner(request), () -> context.leaseLost(grant, Lease.LossReason.BACKEND_LOST));
             if (sessionStore) {
                 recorded.add(grant);
@@ -203,6 +208,14 @@ final class MemoryDriver implements LockDriver {
             return Attempt.granted(grant);
         }
         return Attempt.busy(answer.holderRemaining());
+    }
+
+    /** The grant's fencing token: the server's, unless a defect takes it from elsewhere or drops it. */
+    private OptionalLong token(MemoryServer.Answer answer) {
+        if (bug == Bug.JVM_LOCAL_FENCE) {
+            return OptionalLong.of(JVM_LOCAL_FENCE.incrementAndGet()); // the defect: this JVM's counter, not the server's
+        }
+        return MemoryServer.token(fencing && bug != Bug.NO_FENCING_TOKEN, answer.fence());
     }
 
     @Override
@@ -228,8 +241,7 @@ final class MemoryDriver implements LockDriver {
     /** One "round trip" for the whole batch, as a pipelining driver would send it. */
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
-        server.renewalBatches.incrementAndGet();
-        server.renewedLeases.addAndGet(renewals.size());
+        server.renewed(renewals.size());
         return LockDriver.super.extendAll(renewals);
     }
 

@@ -10,6 +10,7 @@ import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.ReplicaFailover;
+import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.Security;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.SessionEnd;
@@ -21,8 +22,8 @@ import java.util.function.Supplier;
 /**
  * A verification of one in-memory server, {@code <scheme>://<serverName>}, with every whitebox hook
  * the real backends' verifications supply: clients on {@link MemoryLink}s of their own, a probe of
- * the server's hold, a restart without the lock table, and a revocation that tells the holder (a
- * session expiry) or not (a deleted key).
+ * the server's hold, a restart without the lock table, a revocation that tells the holder (a
+ * session expiry) or not (a deleted key), and clients in other JVMs through a {@link MemoryGateway}.
  */
 abstract class MemoryVerification extends LockVerification {
 
@@ -150,6 +151,16 @@ abstract class MemoryVerification extends LockVerification {
                 throw e;
             }
         });
+    }
+
+    /**
+     * A client in another JVM reaches this JVM's server through its {@link MemoryGateway}, as
+     * {@code locker} on a {@code secure} server.
+     */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        int port = MemoryGateway.portOf(server(), scheme + "://" + serverName);
+        return Optional.of(SeparateProcess.of(scheme + "://" + authority() + "?gateway=" + port));
     }
 
     @Override

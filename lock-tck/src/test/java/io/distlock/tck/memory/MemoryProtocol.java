@@ -1,0 +1,136 @@
+package io.distlock.tck.memory;
+
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.Watch;
+
+import java.time.Duration;
+
+/**
+ * What a {@link MemoryDriver} asks of its server: the memory backend's wire protocol, answered by a
+ * {@link MemoryServer} of the driver's own JVM ({@link #of}) or, for a client in another JVM, by one
+ * behind a {@link MemoryGateway}. Whatever a server decides (grants, fencing tokens, expiries) is
+ * decided on the server's side of it.
+ */
+interface MemoryProtocol {
+
+    /** See {@link MemoryServer#authorize}. */
+    void authorize(String principal, String name, String endpoint);
+
+    /** See {@link MemoryServer#tryAcquire}. */
+    MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime);
+
+    /** See {@link MemoryServer#extend}. */
+    boolean extend(String name, String owner, Duration leaseTime);
+
+    /** See {@link MemoryServer#release}. */
+    boolean release(String name, String owner);
+
+    /** See {@link MemoryServer#holds}. */
+    boolean holds(String name, String owner);
+
+    /** See {@link MemoryServer#abandon(String, String, boolean)}. */
+    void abandon(String name, String owner, boolean outcomeUnknown);
+
+    /** See {@link MemoryServer#watch}. */
+    Watch watch(String name, Runnable onChange);
+
+    /** See {@link MemoryServer#onRevoke}. */
+    void onRevoke(String owner, Runnable listener);
+
+    /** See {@link MemoryServer#forget}. */
+    void forget(String owner);
+
+    /** See {@link MemoryServer#openSession(Runnable)}. */
+    long openSession(Runnable onEnd);
+
+    /** See {@link MemoryServer#onSession(String, long)}. */
+    void onSession(String owner, long session);
+
+    /** One batch of {@code leases} renewals arrived (counted by the server, for the engine's tests). */
+    void renewed(int leases);
+
+    /** See {@link MemoryServer#connected}. */
+    void connected(DriverContext context);
+
+    /** See {@link MemoryServer#disconnected}: the driver is closed. */
+    void disconnected(DriverContext context);
+
+    /**
+     * @param server a server of this JVM
+     * @return the protocol, answered by {@code server} in the caller's thread
+     */
+    static MemoryProtocol of(MemoryServer server) {
+        return new MemoryProtocol() {
+            @Override
+            public void authorize(String principal, String name, String endpoint) {
+                server.authorize(principal, name, endpoint);
+            }
+
+            @Override
+            public MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime) {
+                return server.tryAcquire(name, owner, leaseTime);
+            }
+
+            @Override
+            public boolean extend(String name, String owner, Duration leaseTime) {
+                return server.extend(name, owner, leaseTime);
+            }
+
+            @Override
+            public boolean release(String name, String owner) {
+                return server.release(name, owner);
+            }
+
+            @Override
+            public boolean holds(String name, String owner) {
+                return server.holds(name, owner);
+            }
+
+            @Override
+            public void abandon(String name, String owner, boolean outcomeUnknown) {
+                server.abandon(name, owner, outcomeUnknown);
+            }
+
+            @Override
+            public Watch watch(String name, Runnable onChange) {
+                return server.watch(name, onChange);
+            }
+
+            @Override
+            public void onRevoke(String owner, Runnable listener) {
+                server.onRevoke(owner, listener);
+            }
+
+            @Override
+            public void forget(String owner) {
+                server.forget(owner);
+            }
+
+            @Override
+            public long openSession(Runnable onEnd) {
+                return server.openSession(onEnd);
+            }
+
+            @Override
+            public void onSession(String owner, long session) {
+                server.onSession(owner, session);
+            }
+
+            @Override
+            public void renewed(int leases) {
+                server.renewalBatches.incrementAndGet();
+                server.renewedLeases.addAndGet(leases);
+            }
+
+            @Override
+            public void connected(DriverContext context) {
+                server.connected(context);
+            }
+
+            @Override
+            public void disconnected(DriverContext context) {
+                server.disconnected(context);
+            }
+        };
+    }
+}
