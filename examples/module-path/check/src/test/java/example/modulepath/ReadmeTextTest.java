@@ -21,7 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What the READMEs say that the module-path consumers show without a server: the code they quote is
- * the consumers' own, and the main README's backend table gives each URI as its module's README does.
+ * the consumers' own, the main README's backend table gives each URI as its module's README does,
+ * and Spring's BOM aligns Spring where lock-spring and ShedLock's Spring integration meet.
  */
 class ReadmeTextTest {
 
@@ -45,7 +46,8 @@ class ReadmeTextTest {
                         "examples/module-path/shedlock/src/main/java/example/shedlock/SchedulerLockConfig.java",
                         "examples/module-path/shedlock/src/main/java/module-info.java",
                         "examples/module-path/spring/src/main/java/example/spring/OrdersApplication.java",
-                        "examples/module-path/spring/src/main/java/module-info.java")),
+                        "examples/module-path/spring/src/main/java/module-info.java",
+                        "examples/module-path/spring-with-shedlock/pom.xml")),
                 new TreeSet<>(quoted), "the quotes the READMEs make of the consumers");
     }
 
@@ -81,6 +83,36 @@ class ReadmeTextTest {
             }
         });
     }
+
+    /**
+     * lock-spring and ShedLock's Spring integration ask for different Spring Framework patch
+     * releases; with Spring's BOM imported as lock-spring's README shows (the consumer
+     * spring-with-shedlock), every Spring Framework jar is the one version lock-spring alone brings.
+     */
+    @Test
+    void springsBomAlignsSpringBesideShedLock() throws IOException {
+        Map<String, String> together = springFramework("spring-with-shedlock");
+        assertTrue(together.keySet().containsAll(List.of("spring-core", "spring-context", "spring-messaging", "spring-tx")), together.toString());
+        assertTrue(Files.readString(Readme.consumer("spring-with-shedlock").resolve("target/module-path.txt")).contains("shedlock-spring"),
+                "shedlock-spring is beside lock-spring");
+        String springAlone = springFramework("spring").get("spring-core");
+        assertEquals(Map.of(springAlone, new TreeSet<>(together.keySet())), together.entrySet().stream().collect(
+                Collectors.groupingBy(Map.Entry::getValue, Collectors.mapping(Map.Entry::getKey, Collectors.toCollection(TreeSet::new)))),
+                "every Spring Framework jar is the version lock-spring brings alone");
+    }
+
+    /** @return artifact id to version of every Spring Framework jar on a consumer's module path */
+    private static Map<String, String> springFramework(String consumer) throws IOException {
+        Map<String, String> versions = new TreeMap<>();
+        for (String jar : Files.readString(Readme.consumer(consumer).resolve("target/module-path.txt")).strip().split(":")) {
+            Path version = Path.of(jar).getParent();
+            if (version.getParent().getParent().endsWith(Path.of("org", "springframework"))) {
+                versions.put(version.getParent().getFileName().toString(), version.getFileName().toString());
+            }
+        }
+        return versions;
+    }
+
 
     private static List<Path> readmes() throws IOException {
         try (Stream<Path> modules = Files.list(Readme.ROOT)) {
