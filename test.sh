@@ -57,8 +57,9 @@ fi
 # Build and test every module, installing the artifacts into the local repository so that the
 # consumer examples can be built the way a user's project is: the BOM imported, no versions.
 ./mvnw -B --no-transfer-progress install "$@"
-# Both consumer examples, classpath and module path, each against a real server of every backend
-# (started once per example): the README's examples, five instances running the job once.
+# The consumer examples: classpath and module path, each against a real server of every backend
+# (started once per example), the README's examples, five instances running the job once; and one
+# module-path project per artifact alone, each run with its README's own command (examples/module-path).
 ./mvnw -B --no-transfer-progress -f examples/pom.xml verify
 # The README's demo, on the artifacts just installed: it exits non-zero unless exactly one of five
 # instances ran the job and the paused holder's stale write was rejected.

@@ -11,6 +11,10 @@
  * path resolves only when something requires them, and ZooKeeper (an automatic module) cannot: this
  * module requires the TLS handler and the epoll classes (which ZooKeeper loads for every Netty
  * socket) on its behalf, though its own code names neither.
+ *
+ * <p>For the same reason it requires {@code org.slf4j}, an explicit module that Curator and ZooKeeper
+ * log through: without it, a module path holding this backend alone fails at the first connect with
+ * {@code NoClassDefFoundError: org/slf4j/LoggerFactory}.
  */
 @SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module io.distlock.zookeeper {
@@ -20,6 +24,7 @@ module io.distlock.zookeeper {
     requires zookeeper;
     requires io.netty.handler;
     requires io.netty.transport.classes.epoll;
+    requires org.slf4j;
 
     provides io.distlock.spi.LockBackend with io.distlock.zookeeper.ZooKeeperLockBackend;
 }

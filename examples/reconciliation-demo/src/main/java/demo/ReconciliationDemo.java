@@ -27,9 +27,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The story distlock exists for, on an embedded ZooKeeper: five instances wake for the nightly
- * reconciliation and exactly one runs it; then instance A stalls past its lease, B takes over and
- * writes with a higher fencing token, and A's late write is rejected by the fenced store.
- * Exits 0 only if exactly one instance ran and the stale write was rejected.
+ * reconciliation at spread times and exactly one runs it, as the README teaches a run-once job (one
+ * attempt each, the lock not released when the job is done, so that a late riser skips too); then
+ * instance A stalls past its lease, B takes over and writes with a higher fencing token, and A's
+ * late write is rejected by the fenced store. Exits 0 only if exactly one instance ran, an
+ * instance that woke after the job was done skipped it, and the stale write was rejected.
  */
 public final class ReconciliationDemo {
 
@@ -48,15 +50,16 @@ public final class ReconciliationDemo {
             String uri = "zookeeper://127.0.0.1:" + port + "/demo";
             awaitServing(uri);
             FencedStore ledger = new FencedStore();
-            int ran = nightlyRun(uri, ledger);
+            Night night = nightlyRun(uri, ledger);
             boolean staleRejected = pauseScenario(uri, ledger);
             say("");
             say("the ledger's log:");
             ledger.log().forEach(line -> say("  " + line));
-            ok = ran == 1 && staleRejected;
+            ok = night.ran() == 1 && night.lateRisersWhoSkipped().size() == LATE_WAKE_UPS.length && staleRejected;
             say("");
-            say((ok ? "OK" : "FAILED") + ": " + ran + " of 5 instances ran the reconciliation; A's stale write was "
-                    + (staleRejected ? "rejected" : "NOT rejected"));
+            say((ok ? "OK" : "FAILED") + ": " + night.ran() + " of 5 instances ran the reconciliation, "
+                    + night.lateRisersWhoSkipped().size() + " of " + LATE_WAKE_UPS.length + " late risers skipped it;"
+                    + " A's stale write was " + (staleRejected ? "rejected" : "NOT rejected"));
         } finally {
             factory.shutdown();
             server.shutdown();
@@ -65,45 +68,96 @@ public final class ReconciliationDemo {
         System.exit(ok ? 0 : 1);
     }
 
-    /** Part 1: five instances wake at once; the lock lets exactly one of them run the job. */
-    private static int nightlyRun(String uri, FencedStore ledger) throws Exception {
+    /** How long after 02:00 the first three instances wake: their clocks and starts differ a little. */
+    private static final long[] EARLY_WAKE_UPS = {0, 150, 400};
+    /** How long after the job is done the last two wake: a clock that runs behind, a slow start. */
+    private static final long[] LATE_WAKE_UPS = {300, 900};
+    /** How long the job takes. */
+    private static final Duration JOB_TIME = Duration.ofMillis(600);
+    /** The lease must cover the job and the spread of the wake-ups (README, "A job that runs once"). */
+    private static final Duration JOB_LEASE = Duration.ofSeconds(30);
+
+    /** What the instances did on the night. */
+    private record Night(int ran, List<String> lateRisersWhoSkipped) {
+    }
+
+    /**
+     * Part 1, as the README teaches a run-once job: every instance makes one attempt when it wakes
+     * and skips the job if the lock is taken; the one that runs it does not release the lock, so an
+     * instance that wakes after the job is done skips too.
+     */
+    private static Night nightlyRun(String uri, FencedStore ledger) throws Exception {
         say("");
-        say("== 02:00, five instances wake for the nightly reconciliation ==");
+        say("== 02:00: five instances wake for the nightly reconciliation, not all at once ==");
+        say("each makes ONE attempt (tryAcquire, lease " + JOB_LEASE.toSeconds() + " s) and skips the job if the lock is taken;");
+        say("the one that runs it does NOT release the lock when done: it stays taken until the lease ends,");
+        say("so an instance that wakes late (clock skew, a slow start) finds it taken and skips too");
+        long night = System.nanoTime();
+        CountDownLatch jobDone = new CountDownLatch(1);
         AtomicInteger ran = new AtomicInteger();
-        CountDownLatch go = new CountDownLatch(1);
-        CountDownLatch everyoneTried = new CountDownLatch(5);
-        ExecutorService pool = Executors.newFixedThreadPool(5);
-        List<Future<?>> instances = new ArrayList<>();
-        for (int i = 1; i <= 5; i++) {
-            String me = "instance-" + i;
-            instances.add(pool.submit(() -> {
-                try (LockClient client = Locks.connect(uri)) {
-                    go.await();
-                    Optional<Lease> granted = client.lock(JOB).tryAcquire(Duration.ofSeconds(30));
-                    everyoneTried.countDown();
+        List<LockClient> clients = new ArrayList<>();     // one per instance, kept while its service runs
+        ExecutorService pool = Executors.newFixedThreadPool(EARLY_WAKE_UPS.length + LATE_WAKE_UPS.length);
+        List<Future<Boolean>> lateRisers = new ArrayList<>();
+        try {
+            for (int i = 0; i < EARLY_WAKE_UPS.length + LATE_WAKE_UPS.length; i++) {
+                String me = "instance-" + (i + 1);
+                LockClient client = Locks.connect(uri);
+                clients.add(client);
+                boolean late = i >= EARLY_WAKE_UPS.length;
+                long wakeUp = late ? LATE_WAKE_UPS[i - EARLY_WAKE_UPS.length] : EARLY_WAKE_UPS[i];
+                Future<Boolean> instance = pool.submit(() -> {
+                    if (late) {
+                        jobDone.await(60, TimeUnit.SECONDS);
+                        Thread.sleep(wakeUp);                                  // the late wake-up is the scenario
+                    } else {
+                        Thread.sleep(wakeUp);
+                    }
+                    long wokeAt = millisSince(night);
+                    Optional<Lease> granted = client.lock(JOB).tryAcquire(JOB_LEASE);   // one attempt, never a wait
                     if (granted.isEmpty()) {
-                        say(me + ": the lock is taken, another instance runs it; going back to sleep");
-                        return null;
+                        say(me + ": wakes at +" + wokeAt + " ms; the lock is taken: another instance runs or ran the job, skipping");
+                        return jobDone.getCount() == 0;
                     }
-                    try (Lease lease = granted.get()) {
-                        long token = lease.fencingToken().orElseThrow();
-                        say(me + ": got the lock (fencing token " + token + "), reconciling...");
-                        everyoneTried.await(10, TimeUnit.SECONDS); // the job takes a while: the others come and go meanwhile
-                        ran.incrementAndGet();
-                        ledger.write(me, token, "reconciliation report for tonight");
-                        say(me + ": done, releasing the lock");
-                    }
+                    long token = granted.get().fencingToken().orElseThrow();
+                    say(me + ": wakes at +" + wokeAt + " ms, gets the lock (fencing token " + token + "), reconciling...");
+                    Thread.sleep(JOB_TIME.toMillis());                          // the job takes a while
+                    ran.incrementAndGet();
+                    ledger.write(me, token, "reconciliation report for tonight");
+                    say(me + ": done at +" + millisSince(night) + " ms; NOT releasing the lock (it ends with the lease, in "
+                            + JOB_LEASE.toSeconds() + " s)");
+                    jobDone.countDown();
+                    return false;
+                });
+                if (late) {
+                    lateRisers.add(instance);
                 }
-                return null;
-            }));
+            }
+            pool.shutdown();
+            if (!pool.awaitTermination(60, TimeUnit.SECONDS)) {
+                throw new IllegalStateException("the instances did not finish within 60 s");
+            }
+            List<String> skipped = new ArrayList<>();
+            for (int i = 0; i < lateRisers.size(); i++) {
+                if (lateRisers.get(i).get()) {
+                    skipped.add("instance-" + (EARLY_WAKE_UPS.length + i + 1));
+                }
+            }
+            say("-> " + ran.get() + " of " + clients.size() + " instances ran the reconciliation");
+            if (!skipped.isEmpty()) {
+                say("-> " + String.join(" and ", skipped) + " woke after the job was done and skipped it: the lock was"
+                        + " still taken. Had it been released when done, they would have run the job again.");
+            }
+            return new Night(ran.get(), skipped);
+        } finally {
+            pool.shutdownNow();
+            for (LockClient client : clients) {
+                client.close();                            // the services stop: each client releases what it holds
+            }
         }
-        go.countDown();
-        for (Future<?> instance : instances) {
-            instance.get(60, TimeUnit.SECONDS);
-        }
-        pool.shutdown();
-        say("-> " + ran.get() + " of 5 instances ran the reconciliation");
-        return ran.get();
+    }
+
+    private static long millisSince(long start) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
 
     /** Part 2: A stalls past its lease, B takes over, A's late write is fenced off. */

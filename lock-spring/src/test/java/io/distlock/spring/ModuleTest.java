@@ -1,6 +1,7 @@
 package io.distlock.spring;
 
 import io.distlock.Locks;
+import org.apache.commons.logging.LogFactory;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.integration.support.locks.LockRegistry;
@@ -35,16 +36,19 @@ class ModuleTest {
         assertThat(descriptor.provides()).isEmpty();
         assertThat(descriptor.requires().stream().map(r -> r.name() + (r.modifiers().contains(ModuleDescriptor.Requires.Modifier.TRANSITIVE)
                 ? " transitive" : "")).collect(Collectors.toSet())).containsExactlyInAnyOrder(
-                "java.base", "io.distlock transitive", "spring.integration.core transitive", "spring.beans transitive");
+                "java.base", "io.distlock transitive", "spring.integration.core transitive", "spring.beans transitive",
+                "org.apache.commons.logging");
     }
 
     @Test
     void resolvesOnAModulePath() throws Exception {
         ModuleFinder modulePath = ModuleFinder.of(location(Locks.class), location(DistlockLockRegistry.class),
-                location(LockRegistry.class), location(DisposableBean.class));
+                location(LockRegistry.class), location(DisposableBean.class), location(LogFactory.class));
         Configuration configuration = ModuleLayer.boot().configuration()
                 .resolve(modulePath, ModuleFinder.of(), Set.of("io.distlock.spring"));
+        // Commons Logging is an explicit module that Spring (automatic modules) logs through: resolved
+        // only because this module requires it.
         assertThat(configuration.modules()).extracting(m -> m.name()).contains("io.distlock.spring", "io.distlock",
-                "spring.integration.core", "spring.beans");
+                "spring.integration.core", "spring.beans", "org.apache.commons.logging");
     }
 }

@@ -41,7 +41,7 @@ class ModuleTest {
         assertThat(provides.providers()).containsExactly(ZooKeeperLockBackend.class.getName());
         assertThat(descriptor.requires()).extracting(ModuleDescriptor.Requires::name).containsExactlyInAnyOrder(
                 "java.base", "io.distlock", "curator.framework", "curator.client", "zookeeper", "io.netty.handler",
-                "io.netty.transport.classes.epoll");
+                "io.netty.transport.classes.epoll", "org.slf4j");
     }
 
     @Test
@@ -72,6 +72,9 @@ class ModuleTest {
                 .resolveAndBind(ModuleFinder.of(modulePath), ModuleFinder.of(), Set.of("io.distlock"));
         assertThat(configuration.findModule("io.distlock.zookeeper"))
                 .as("resolveAndBind pulls the provider in through `uses`").isPresent();
+        assertThat(configuration.findModule("org.slf4j"))
+                .as("Curator and ZooKeeper (automatic modules) log through SLF4J, an explicit module nothing else requires")
+                .isPresent();
     }
 
     @Test
