@@ -103,6 +103,7 @@ abstract class PartitionRules extends RevocationRules {
                 long droppedAt = System.nanoTime();
                 long sentAtDrop = w.requestsSent();
                 Throwable failure = rig.failure(waiter, maxWait.plus(partition.operationTimeout()).plus(env().tolerance()));
+                long sentAtEnd = w.requestsSent();
                 if (waiter.finishedAtNanos - droppedAt < 0 && round < 3) {
                     notes.add("4.10: W's wait of " + TestEnvironment.millis(maxWait) + " ended before the cut (round " + round
                             + "); again with a fresh waiter");
@@ -117,6 +118,11 @@ abstract class PartitionRules extends RevocationRules {
                     assertTrue(waiter.result.join().isEmpty(), msg("the waiter was granted the lock while another client held it"));
                 }
                 awaitRetry(w, sentAtDrop, "the waiter's client");
+                // A withdrawal the client queued as its wait ended goes out on a thread of its own:
+                // let it meet the cut before the heal, or it would find the server back and hide a
+                // withdrawal that is forgotten when it fails. A client that withdrew on the caller's
+                // thread sends nothing more; the wait for one is short either way.
+                env().awaitPossibly(env().tolerance(), () -> w.requestsSent() > sentAtEnd);
                 holder.release();
                 healAndExpectFree(w, afterHeal(partition).plus(env().tolerance()), "4.10", "after the holder released and the"
                         + " partition healed, nobody could acquire: the waiter's request was left in the lock's way");

@@ -177,6 +177,25 @@ public class TestEnvironment {
     }
 
     /**
+     * Waits until {@code condition} is true or {@code atMost} has passed, whichever comes first,
+     * checking every {@link #pollInterval()}: for something that may or may not happen, such as a
+     * request a client may still send from a thread of its own.
+     *
+     * @param atMost    the longest to wait
+     * @param condition checked on the calling thread; an exception or error it throws ends the wait
+     * @return whether the condition became true
+     */
+    public boolean awaitPossibly(Duration atMost, BooleanSupplier condition) {
+        Objects.requireNonNull(condition, "condition");
+        try {
+            conditionFactory("something that may happen", atMost).until(condition::getAsBoolean);
+            return true;
+        } catch (ConditionTimeoutException e) {
+            return false;
+        }
+    }
+
+    /**
      * Waits up to {@link #defaultTimeout()} until {@code condition} is true.
      *
      * @param what      what is awaited, for the failure message
