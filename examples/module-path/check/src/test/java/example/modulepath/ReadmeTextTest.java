@@ -52,6 +52,17 @@ class ReadmeTextTest {
     }
 
     /**
+     * The main README reads in five minutes: at most 1,300 words of prose (code and comments aside),
+     * about what a reader gets through in that time. Detail lives in docs/ and each module's README.
+     */
+    @Test
+    void theMainReadmeReadsInFiveMinutes() {
+        String prose = Readme.text("README.md").replaceAll("(?s)```.*?```", "").replaceAll("(?s)<!--.*?-->", "");
+        int words = prose.trim().split("\\s+").length;
+        assertTrue(words <= 1_300, "README.md has " + words + " words of prose; move detail to docs/ or a module's README");
+    }
+
+    /**
      * The main README's backend table gives each backend's URI exactly as the backend's own README
      * does (port optional where it is, the password-only form of Redis included).
      */
