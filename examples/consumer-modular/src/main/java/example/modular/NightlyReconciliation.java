@@ -2,10 +2,12 @@ package example.modular;
 
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockOptions;
 import io.distlock.Locks;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -66,7 +68,11 @@ public final class NightlyReconciliation {
                     + " -m example.modular/example.modular.NightlyReconciliation <uri>   (stays up until stdin is closed)");
             System.exit(2);
         }
-        try (LockClient client = Locks.connect(args[0])) {   // one client per process, for its lifetime
+        // A service connects once, as it starts: its first connect also warms up the driver in a cold
+        // JVM (on a small machine starting five of them at once, more than the default 2 s), so it
+        // gives the connect longer than an operation needs.
+        LockOptions startup = LockOptions.builder().connectTimeout(Duration.ofSeconds(15)).build();
+        try (LockClient client = Locks.connect(URI.create(args[0]), startup)) {   // one client per process, for its lifetime
             boolean ran = reconcileOnce(client, (report, fence) -> System.out.println(
                     "writing '" + report + "'" + (fence.isPresent() ? " with fencing token " + fence.getAsLong() : "")));
             System.out.println("nightly-reconciliation: " + (ran ? "ran" : "skipped"));
