@@ -29,8 +29,11 @@ import java.util.Optional;
  */
 final class Acquisition {
 
-    private final EngineClient client;
+    private final ClientState state;
+    private final DriverCalls calls;
+    private final Leases leases;
     private final Waiting waiting;
+    private final OwnerTokens tokens;
     private final String name;
     private final Duration leaseTime;
     /** False for a single attempt (which is not interruptible and never sleeps). */
@@ -63,17 +66,19 @@ final class Acquisition {
      * @param waits             false for a single attempt
      * @param unknownGraceNanos how long outcomes may stay unknown in a row before the acquire gives up
      */
-    Acquisition(EngineClient client, Waiting waiting, String name, Duration leaseTime, long maxWaitNanos, boolean waits,
-                long unknownGraceNanos) {
-        this.client = client;
-        this.waiting = waiting;
+    Acquisition(Parts parts, String name, Duration leaseTime, long maxWaitNanos, boolean waits, long unknownGraceNanos) {
+        this.state = parts.state();
+        this.calls = parts.calls();
+        this.leases = parts.leases();
+        this.waiting = parts.waiting();
+        this.tokens = parts.tokens();
         this.name = name;
         this.leaseTime = leaseTime;
         this.waits = waits;
         this.unknownGraceNanos = unknownGraceNanos;
-        this.deadline = client.nanoTime() + maxWaitNanos;
+        this.deadline = state.nanoTime() + maxWaitNanos;
         // What a driver may spend waiting for its connection: the caller's wait, or one attempt's bound.
-        this.waitDeadline = System.nanoTime() + (waits ? maxWaitNanos : client.options().operationTimeout().toNanos());
+        this.waitDeadline = System.nanoTime() + (waits ? maxWaitNanos : state.options().operationTimeout().toNanos());
     }
 
     /** @return the lease, or empty if the lock stayed busy until the wait ended */
@@ -81,17 +86,17 @@ final class Acquisition {
         if (waits && Thread.interrupted()) {
             throw new InterruptedException("interrupted before acquiring '" + name + "'");
         }
-        client.checkOpen();
+        state.checkOpen();
         request = freshRequest();
-        lastSent = client.nanoTime();
+        lastSent = state.nanoTime();
         boolean granted = false;
         Throwable failure = null;
         try {
             for (int attempt = 0; ; attempt++) {
-                long start = client.nanoTime();
+                long start = state.nanoTime();
                 Attempt result = attemptOnce(start);
                 if (result.isGranted()) {
-                    EngineLease lease = client.admit(result.grant(), start);
+                    EngineLease lease = leases.admit(result.grant(), start);
                     if (lease != null) {
                         granted = true;
                         return Optional.of(lease);
@@ -102,7 +107,7 @@ final class Acquisition {
                 } else {
                     unknownRun = false;
                 }
-                if (client.nanoTime() - deadline >= 0) {
+                if (state.nanoTime() - deadline >= 0) {
                     return waitEnded();
                 }
                 pauseBeforeNext(result, attempt);
@@ -116,7 +121,7 @@ final class Acquisition {
     }
 
     private LockRequest freshRequest() {
-        return new LockRequest(name, client.newOwnerToken(), leaseTime, waitDeadline);
+        return new LockRequest(name, tokens.next(), leaseTime, waitDeadline);
     }
 
     /**
@@ -127,7 +132,7 @@ final class Acquisition {
         lastSent = start;
         Attempt result;
         try {
-            result = client.tryOnce(request);
+            result = calls.tryOnce(request);
         } catch (AuthenticationException | AccessDeniedException refused) {
             lastAttemptAway = false; // refused: this attempt wrote nothing
             throw refused;
@@ -140,9 +145,9 @@ final class Acquisition {
         if (waits && Thread.currentThread().isInterrupted()) {
             outcomeUnknown = true;
             if (result.isGranted()) {
-                EngineLease lease = client.admit(result.grant(), start);
+                EngineLease lease = leases.admit(result.grant(), start);
                 if (lease != null && lease.releaseLocally()) {
-                    client.release(lease); // before the interrupt is reported, as a release would be
+                    leases.release(lease); // before the interrupt is reported, as a release would be
                 }
             }
             Thread.interrupted();
@@ -159,10 +164,10 @@ final class Acquisition {
      * wait ends on it — never reported as busy.
      */
     private void grantUnusable(io.distlock.spi.Grant grant, long start) {
-        client.abandon(request, outcomeUnknown, lastSent, false);
+        leases.abandon(request, outcomeUnknown, lastSent, false);
         request = freshRequest();
         outcomeUnknown = false;
-        gaveBack = client.unusable(grant, client.nanoTime() - start);
+        gaveBack = leases.unusable(grant, state.nanoTime() - start);
         giveUpOnUnknown(gaveBack, start);
     }
 
@@ -172,7 +177,7 @@ final class Acquisition {
      * could not tell, and says so.
      */
     private Optional<Lease> waitEnded() {
-        if (gaveBack != null && client.pendingRemovals()) {
+        if (gaveBack != null && leases.pendingCleanups() > 0) {
             throw gaveBack;
         }
         return Optional.empty();
@@ -189,7 +194,7 @@ final class Acquisition {
             unknownRun = true;
             unknownSince = start;
         }
-        long now = client.nanoTime();
+        long now = state.nanoTime();
         if (!waits || now - deadline >= 0 || now - unknownSince >= unknownGraceNanos) {
             throw cause;
         }
@@ -200,19 +205,19 @@ final class Acquisition {
      * the next attempt made as soon as it is active (waiting for that no longer than the caller allows).
      */
     private void pauseBeforeNext(Attempt result, int attempt) throws InterruptedException {
-        long left = deadline - client.nanoTime();
+        long left = deadline - state.nanoTime();
         if (waiter == null) {
             waiter = waiting.newWaiter();
         }
         if (result.isBusy() && !waiter.watchRequested()) {
-            waiting.watch(waiter, name, client.endpoint());
-            waiter.awaitActive(Math.min(left, client.options().operationTimeout().toNanos()));
+            waiting.watch(waiter, name, state.endpoint());
+            waiter.awaitActive(Math.min(left, state.options().operationTimeout().toNanos()));
         } else {
             // A grant given back while the connection is suspended: nothing to retry until it is restored
             // (which wakes the waiters), or a slow poll.
-            waiter.await(Math.min(waiting.pauseNanos(result, attempt, client.suspended()), left));
+            waiter.await(Math.min(waiting.pauseNanos(result, attempt, state.suspended()), left));
         }
-        client.checkOpen();
+        state.checkOpen();
     }
 
     /** Without a lease, the request is withdrawn (by owner token after an unknown outcome); the waiter goes. */
@@ -224,7 +229,7 @@ final class Acquisition {
             return;
         }
         try {
-            client.abandon(request, outcomeUnknown, lastSent, lastAttemptAway);
+            leases.abandon(request, outcomeUnknown, lastSent, lastAttemptAway);
         } catch (RuntimeException e) {
             if (failure != null) {
                 failure.addSuppressed(e);

@@ -122,7 +122,8 @@ final class Cleanup {
         }
     }
 
-    private final EngineClient client;
+    private final ClientState state;
+    private final DriverCalls calls;
     private final List<Task> pending = new ArrayList<>();
     /** A round waiting for its back-off (null if none); guarded by pending. */
     private EngineRuntime.Cancellable scheduledRound;
@@ -134,8 +135,9 @@ final class Cleanup {
     private int failedRounds;
     private volatile boolean outage;
 
-    Cleanup(EngineClient client) {
-        this.client = client;
+    Cleanup(ClientState state, DriverCalls calls) {
+        this.state = state;
+        this.calls = calls;
     }
 
     static long never() {
@@ -160,9 +162,9 @@ final class Cleanup {
      * suspended): then, and if this attempt fails, the removal is queued for the next round.
      */
     void now(Task task) {
-        if (!outage && !client.suspended()) {
+        if (!outage && !state.suspended()) {
             try {
-                task.run(client.driver());
+                task.run(calls.driver());
                 return;
             } catch (IllegalStateException closed) {
                 return; // the driver is closed: the server ends what is left (TTL, session)
@@ -194,7 +196,7 @@ final class Cleanup {
             return false;
         }
         EngineClient.LOG.log(System.Logger.Level.WARNING, "gave up: {0} on {1}: the server refused it ({2})", task.what(),
-                client.endpoint(), e.getMessage());
+                state.endpoint(), e.getMessage());
         return true;
     }
 
@@ -250,7 +252,7 @@ final class Cleanup {
 
     /** Guarded by pending. */
     private void scheduleRound(long delayNanos) {
-        scheduledRound = client.runtime().schedule(() -> {
+        scheduledRound = state.runtime().schedule(() -> {
             synchronized (pending) {
                 scheduledRound = null;
                 if (roundRunning) {
@@ -264,7 +266,7 @@ final class Cleanup {
 
     private void submitRound() {
         try {
-            client.runtime().io().execute(this::round);
+            state.runtime().io().execute(this::round);
         } catch (RejectedExecutionException closing) {
             synchronized (pending) {
                 roundRunning = false;
@@ -275,7 +277,7 @@ final class Cleanup {
     /** One retry round, on the I/O executor. */
     private void round() {
         List<Task> tasks;
-        long now = client.nanoTime();
+        long now = state.nanoTime();
         synchronized (pending) {
             tasks = new ArrayList<>(pending.size());
             List<Task> later = new ArrayList<>();
@@ -297,7 +299,7 @@ final class Cleanup {
      * that cannot refuse it: tried again a little later, until its lease time has passed there.
      */
     private void repeatLater(Task task) {
-        long next = client.nanoTime() + LockDriver.LATE_WRITE_REPEAT.delayNanos(1);
+        long next = state.nanoTime() + LockDriver.LATE_WRITE_REPEAT.delayNanos(1);
         if (next - task.mootAt < 0) {
             task.notBefore = next;
             synchronized (pending) {
@@ -313,7 +315,7 @@ final class Cleanup {
      * @return true if something failed
      */
     private boolean attempt(List<Task> tasks, boolean stopAtFailure) {
-        LockDriver driver = client.driver();
+        LockDriver driver = calls.driver();
         List<Release> releases = new ArrayList<>();
         List<Task> others = new ArrayList<>();
         for (Task task : tasks) {
@@ -393,11 +395,11 @@ final class Cleanup {
         synchronized (pending) {
             failedRounds = failed ? failedRounds + 1 : 0;
             roundRunning = false;
-            if (pending.isEmpty() || client.closed()) {
+            if (pending.isEmpty() || state.closed()) {
                 rerun = false;
                 return;
             }
-            long now = client.nanoTime();
+            long now = state.nanoTime();
             long delay;
             if (failed && !rerun) {
                 delay = BACKOFF.delayNanos(failedRounds);
@@ -430,7 +432,7 @@ final class Cleanup {
         for (Grant grant : grants) {
             tasks.add(new Release(grant, NO_MOOT));
         }
-        long now = client.nanoTime();
+        long now = state.nanoTime();
         synchronized (pending) {
             for (Task task : pending) {
                 if (now - task.mootAt < 0) {
@@ -444,7 +446,7 @@ final class Cleanup {
         }
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
-            client.runtime().io().execute(() -> {
+            state.runtime().io().execute(() -> {
                 try {
                     attempt(tasks, false);
                 } finally {
@@ -454,11 +456,11 @@ final class Cleanup {
             done.get(timeoutNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException | java.util.concurrent.ExecutionException e) {
             EngineClient.LOG.log(System.Logger.Level.WARNING, "could not remove {0} lock(s) from {1} while closing: {2}",
-                    tasks.size(), client.endpoint(), e.toString());
+                    tasks.size(), state.endpoint(), e.toString());
         } catch (java.util.concurrent.TimeoutException e) {
             EngineClient.LOG.log(System.Logger.Level.WARNING, "{0} lock(s) not confirmed removed from {1} within the"
                     + " operation timeout while closing; they end with their lease time or the session",
-                    tasks.size(), client.endpoint());
+                    tasks.size(), state.endpoint());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
@@ -467,13 +469,13 @@ final class Cleanup {
     private void logFirstFailure(Task task, RuntimeException e) {
         EngineClient.LOG.log(System.Logger.Level.WARNING, "could not {0} on {1}; retrying until the server confirms it"
                 + (task.mootAt == NO_MOOT ? "" : " or its lease time has passed there") + ": {2}",
-                task.what(), client.endpoint(), e == null ? "the server did not confirm it" : e.toString());
+                task.what(), state.endpoint(), e == null ? "the server did not confirm it" : e.toString());
     }
 
     private void logRecovered(Task task) {
         if (task.failures > 0) {
             EngineClient.LOG.log(System.Logger.Level.INFO, "{0} on {1}: done after {2} failed attempt(s)",
-                    task.what(), client.endpoint(), task.failures);
+                    task.what(), state.endpoint(), task.failures);
         }
     }
 }

@@ -35,7 +35,10 @@ final class EngineLease implements Lease {
 
     private enum State { HELD, LOST, RELEASED }
 
-    private final EngineClient client;
+    private final Leases leases;
+    private final ClientState client;
+    private final Events events;
+    private final DriverCalls calls;
     private final Grant grant;
     private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
     private final CompletableFuture<LossReason> lost = new CompletableFuture<>();
@@ -58,8 +61,12 @@ final class EngineLease implements Lease {
     private long renewDue;
     private long keeperGeneration;
 
-    EngineLease(EngineClient client, Grant grant, long requestStart, long validUntil) {
-        this.client = client;
+    EngineLease(Leases leases, ClientState state, Events events, DriverCalls calls, Grant grant, long requestStart,
+                long validUntil) {
+        this.leases = leases;
+        this.client = state;
+        this.events = events;
+        this.calls = calls;
         this.grant = grant;
         this.leaseTime = grant.request().leaseTime();
         this.lastStart = requestStart;
@@ -67,7 +74,7 @@ final class EngineLease implements Lease {
         this.writesLiveUntil = requestStart + leaseTime.toNanos();
         this.renewDue = requestStart + leaseTime.toNanos() / 3;
         // Only a listener is told the hold time: without one the grant costs no clock read.
-        this.grantedAt = client.listening() ? client.nanoTime() : requestStart;
+        this.grantedAt = events.listening() ? client.nanoTime() : requestStart;
     }
 
     Grant grant() {
@@ -86,7 +93,7 @@ final class EngineLease implements Lease {
 
     /** @return how much of its validity the client can vouch for now (its session's bound included) */
     long validityLeft() {
-        return client.validityLeft(validUntil, session);
+        return leases.validityLeft(validUntil, session);
     }
 
     @Override
@@ -96,7 +103,7 @@ final class EngineLease implements Lease {
 
     @Override
     public BackendDescriptor backend() {
-        return client.backend();
+        return client.descriptor();
     }
 
     @Override
@@ -138,24 +145,24 @@ final class EngineLease implements Lease {
             if (!beginExtension(start, newLeaseTime)) {
                 return false; // released meanwhile
             }
-            ExtendOutcome outcome = client.extend(grant, newLeaseTime);
+            ExtendOutcome outcome = calls.extend(grant, newLeaseTime);
             if (outcome.isLost()) {
                 markLost(LossReason.REVOKED);
                 return false;
             }
             if (outcome.isUnknown()) {
-                client.emit(LockEvent.Type.RENEWAL_FAILED, grant.name(), 0, null, outcome.cause());
+                events.emit(LockEvent.Type.RENEWAL_FAILED, grant.name(), 0, null, outcome.cause());
                 throw outcome.cause();
             }
             if (!renewed(start, newLeaseTime)) {
                 return false; // declared lost or released while the request was in flight; cleaned up there
             }
-            client.emit(LockEvent.Type.EXTENDED, grant.name(), newLeaseTime.toNanos(), null, null);
+            events.emit(LockEvent.Type.EXTENDED, grant.name(), newLeaseTime.toNanos(), null, null);
             return true;
         } finally {
             extending.release();
             if (watched() && isHeld()) {
-                client.watch(this); // the deadline moved, possibly earlier
+                leases.watch(this); // the deadline moved, possibly earlier
             }
         }
     }
@@ -196,7 +203,7 @@ final class EngineLease implements Lease {
         synchronized (this) {
             autoRenew = true;
         }
-        client.watch(this);
+        leases.watch(this);
         return this;
     }
 
@@ -206,10 +213,10 @@ final class EngineLease implements Lease {
         if (previous == State.RELEASED) {
             return;
         }
-        client.forget(this);
+        leases.forget(this);
         if (previous == State.HELD) {
-            client.release(this);
-            client.emit(LockEvent.Type.RELEASED, grant.name(), heldNanos(), null, null);
+            leases.release(this);
+            events.emit(LockEvent.Type.RELEASED, grant.name(), heldNanos(), null, null);
         }
         // A lost lease was handed to the cleanup when it was lost.
     }
@@ -226,7 +233,7 @@ final class EngineLease implements Lease {
         synchronized (this) {
             lossWatched = true;
         }
-        client.watch(this);
+        leases.watch(this);
         return lost.minimalCompletionStage();
     }
 
@@ -240,7 +247,7 @@ final class EngineLease implements Lease {
     /** Released by the engine (the client closes, an interrupt raced the grant): locally at once, on the server by the caller. */
     boolean releaseLocally() {
         if (state.getAndSet(State.RELEASED) == State.HELD) {
-            client.forget(this);
+            leases.forget(this);
             return true;
         }
         return false;
@@ -249,9 +256,9 @@ final class EngineLease implements Lease {
     /** Marks the lease lost once, hands its removal to the cleanup, and tells whoever listens on another thread. */
     void markLost(LossReason reason) {
         if (state.compareAndSet(State.HELD, State.LOST)) {
-            client.forget(this);
-            client.leaseEnded(this);
-            client.emit(LockEvent.Type.LOST, grant.name(), heldNanos(), reason, null);
+            leases.forget(this);
+            leases.leaseEnded(this);
+            events.emit(LockEvent.Type.LOST, grant.name(), heldNanos(), reason, null);
             lost.completeAsync(() -> reason);
         }
     }

@@ -19,11 +19,15 @@ import java.util.Optional;
  */
 final class EngineLock implements DistributedLock {
 
-    private final EngineClient client;
+    private final Parts parts;
+    private final ClientState state;
+    private final Events events;
     private final String name;
 
-    EngineLock(EngineClient client, String name) {
-        this.client = client;
+    EngineLock(Parts parts, String name) {
+        this.parts = parts;
+        this.state = parts.state();
+        this.events = parts.events();
         this.name = name;
     }
 
@@ -34,7 +38,7 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public Optional<Lease> tryAcquire(Duration leaseTime) {
-        client.checkLeaseTime(leaseTime);
+        state.checkLeaseTime(leaseTime);
         try {
             return observed(leaseTime, 0, false, 0);
         } catch (InterruptedException e) {
@@ -44,15 +48,15 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public Optional<Lease> tryAcquire(Duration leaseTime, Duration maxWait) throws InterruptedException {
-        client.checkLeaseTime(leaseTime);
+        state.checkLeaseTime(leaseTime);
         long maxWaitNanos = Arguments.maxWaitNanos(maxWait);
         return observed(leaseTime, maxWaitNanos, true, maxWaitNanos);
     }
 
     @Override
     public Lease acquire(Duration leaseTime) throws InterruptedException {
-        client.checkLeaseTime(leaseTime);
-        return observed(leaseTime, Arguments.FOREVER.toNanos(), true, client.options().connectTimeout().toNanos())
+        state.checkLeaseTime(leaseTime);
+        return observed(leaseTime, Arguments.FOREVER.toNanos(), true, state.options().connectTimeout().toNanos())
                 .orElseThrow(() -> new IllegalStateException("waited a century for '" + name + "'"));
     }
 
@@ -62,8 +66,8 @@ final class EngineLock implements DistributedLock {
      */
     @Override
     public LeaseLock asLock(Duration leaseTime) {
-        client.checkLeaseTime(leaseTime);
-        client.require(Feature.AUTO_RENEWAL, "DistributedLock.asLock");
+        state.checkLeaseTime(leaseTime);
+        state.require(Feature.AUTO_RENEWAL, "DistributedLock.asLock");
         return DistributedLock.super.asLock(leaseTime);
     }
 
@@ -75,24 +79,24 @@ final class EngineLock implements DistributedLock {
     /** The acquire, with its outcome and the time it took told to the client's listener, if there is one. */
     private Optional<Lease> observed(Duration leaseTime, long maxWaitNanos, boolean waiting, long unknownGraceNanos)
             throws InterruptedException {
-        if (!client.listening()) {
-            return client.acquisition(name, leaseTime, maxWaitNanos, waiting, unknownGraceNanos).run();
+        if (!events.listening()) {
+            return new Acquisition(parts, name, leaseTime, maxWaitNanos, waiting, unknownGraceNanos).run();
         }
-        long start = client.nanoTime();
+        long start = state.nanoTime();
         try {
-            Optional<Lease> lease = client.acquisition(name, leaseTime, maxWaitNanos, waiting, unknownGraceNanos).run();
+            Optional<Lease> lease = new Acquisition(parts, name, leaseTime, maxWaitNanos, waiting, unknownGraceNanos).run();
             LockEvent.Type type = lease.isPresent() ? LockEvent.Type.ACQUIRED
                     : maxWaitNanos == 0 ? LockEvent.Type.BUSY : LockEvent.Type.TIMED_OUT;
-            client.emit(type, name, client.nanoTime() - start, null, null);
+            events.emit(type, name, state.nanoTime() - start, null, null);
             return lease;
         } catch (BackendUnavailableException e) {
-            client.emit(LockEvent.Type.UNAVAILABLE, name, client.nanoTime() - start, null, e);
+            events.emit(LockEvent.Type.UNAVAILABLE, name, state.nanoTime() - start, null, e);
             throw e;
         } catch (AuthenticationException | AccessDeniedException e) {
-            client.emit(LockEvent.Type.REFUSED, name, client.nanoTime() - start, null, e);
+            events.emit(LockEvent.Type.REFUSED, name, state.nanoTime() - start, null, e);
             throw e;
         } catch (InterruptedException e) {
-            client.emit(LockEvent.Type.INTERRUPTED, name, client.nanoTime() - start, null, null);
+            events.emit(LockEvent.Type.INTERRUPTED, name, state.nanoTime() - start, null, null);
             throw e;
         }
     }

@@ -37,13 +37,17 @@ final class LeaseKeeper {
 
     private record Entry(long at, EngineLease lease, long generation) { }
 
-    private final EngineClient client;
+    private final ClientState state;
+    private final Events events;
+    private final DriverCalls calls;
     private final PriorityQueue<Entry> queue = new PriorityQueue<>((a, b) -> Long.signum(a.at - b.at));
     private EngineRuntime.Cancellable wake;
     private long wakeAt;
 
-    LeaseKeeper(EngineClient client) {
-        this.client = client;
+    LeaseKeeper(ClientState state, Events events, DriverCalls calls) {
+        this.state = state;
+        this.events = events;
+        this.calls = calls;
     }
 
     /** (Re)computes when to look at {@code lease} next; older entries for it become stale. */
@@ -93,7 +97,7 @@ final class LeaseKeeper {
             wake.cancel();
         }
         wakeAt = at;
-        wake = client.runtime().schedule(this::tick, at - client.nanoTime());
+        wake = state.runtime().schedule(this::tick, at - state.nanoTime());
     }
 
     private void tick() {
@@ -104,7 +108,7 @@ final class LeaseKeeper {
         } finally {
             synchronized (this) {
                 wake = null;
-                if (!queue.isEmpty() && !client.closed()) {
+                if (!queue.isEmpty() && !state.closed()) {
                     wakeUpAt(queue.peek().at);
                 }
             }
@@ -112,7 +116,7 @@ final class LeaseKeeper {
     }
 
     private void check() {
-        long now = client.nanoTime();
+        long now = state.nanoTime();
         List<EngineLease> due = new ArrayList<>();
         synchronized (this) {
             while (!queue.isEmpty() && queue.peek().at - now <= 0) {
@@ -154,7 +158,7 @@ final class LeaseKeeper {
             return;
         }
         try {
-            client.runtime().io().execute(() -> renewAll(batch));
+            state.runtime().io().execute(() -> renewAll(batch));
         } catch (RejectedExecutionException closing) {
             batch.forEach(EngineLease::endRenewal);
         }
@@ -166,14 +170,14 @@ final class LeaseKeeper {
      * ends, and a backend that is only slow is not hammered.
      */
     private Backoff renewalRetry(Duration leaseTime) {
-        return Backoff.fixed(Duration.ofNanos(Math.max(client.options().minRetryBackoff().toNanos(), leaseTime.toNanos() / 10)));
+        return Backoff.fixed(Duration.ofNanos(Math.max(state.options().minRetryBackoff().toNanos(), leaseTime.toNanos() / 10)));
     }
 
     /** On the I/O executor: one batched extension; each lease's permit is held until its outcome is recorded. */
     private void renewAll(List<EngineLease> leases) {
         List<Renewal> renewals = new ArrayList<>(leases.size());
         List<EngineLease> sent = new ArrayList<>(leases.size());
-        long start = client.nanoTime();
+        long start = state.nanoTime();
         for (EngineLease lease : leases) {
             Renewal renewal = new Renewal(lease.grant(), lease.leaseTime());
             if (lease.beginExtension(start, renewal.leaseTime())) {
@@ -186,7 +190,7 @@ final class LeaseKeeper {
         if (sent.isEmpty()) {
             return;
         }
-        List<ExtendOutcome> results = client.extendAll(renewals);
+        List<ExtendOutcome> results = calls.extendAll(renewals);
         boolean loggedUnknown = false;
         for (int i = 0; i < sent.size(); i++) {
             EngineLease lease = sent.get(i);
@@ -196,18 +200,18 @@ final class LeaseKeeper {
                     lease.markLost(Lease.LossReason.REVOKED);
                 } else if (outcome.isExtended()) {
                     if (lease.renewed(start, renewals.get(i).leaseTime())) { // false: released or lost meanwhile, cleaned up there
-                        client.emit(LockEvent.Type.EXTENDED, lease.lockName(), renewals.get(i).leaseTime().toNanos(), null, null);
+                        events.emit(LockEvent.Type.EXTENDED, lease.lockName(), renewals.get(i).leaseTime().toNanos(), null, null);
                     }
                 } else {
-                    client.emit(LockEvent.Type.RENEWAL_FAILED, lease.lockName(), 0, null, outcome.cause());
+                    events.emit(LockEvent.Type.RENEWAL_FAILED, lease.lockName(), 0, null, outcome.cause());
                     // The backend may only be slow or briefly away: keep trying until the validity
                     // ends, at which point the lease is declared lost (EXPIRED) by the same queue.
                     if (!loggedUnknown) {
                         loggedUnknown = true;
                         EngineClient.LOG.log(System.Logger.Level.WARNING, "renewing {0} lease(s) on {1} got no answer; retrying"
-                                + " until their validity ends: {2}", sent.size(), client.endpoint(), outcome.cause().getMessage());
+                                + " until their validity ends: {2}", sent.size(), state.endpoint(), outcome.cause().getMessage());
                     }
-                    lease.retryRenewalAt(client.nanoTime() + renewalRetry(lease.leaseTime()).delayNanos(1));
+                    lease.retryRenewalAt(state.nanoTime() + renewalRetry(lease.leaseTime()).delayNanos(1));
                 }
             } finally {
                 lease.endRenewal();
