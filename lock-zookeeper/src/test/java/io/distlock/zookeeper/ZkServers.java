@@ -478,17 +478,44 @@ final class ZkServers implements Closeable {
         }
     }
 
-    /** The client's driver: the engine keeps it private, a test may look. */
+    /**
+     * The client's driver: the engine keeps it private, a test may look. It is found by its type
+     * among the client's fields and theirs (the engine's parts hold it), so a reshuffle of those
+     * parts does not break the tests that expire a client's session.
+     */
     static ZkLockDriver driverOf(LockClient client) {
         try {
-            Field field = client.getClass().getDeclaredField("driver");
-            field.setAccessible(true);
-            return (ZkLockDriver) field.get(client);
-        } catch (ReflectiveOperationException e) {
+            ZkLockDriver found = findDriver(client, 3);
+            if (found == null) {
+                throw new IllegalStateException("no ZkLockDriver among the fields of " + client);
+            }
+            return found;
+        } catch (ReflectiveOperationException | RuntimeException e) {
             throw new IllegalStateException("cannot reach the driver of " + client, e);
         }
     }
 
+    private static ZkLockDriver findDriver(Object holder, int depth) throws ReflectiveOperationException {
+        if (holder instanceof ZkLockDriver driver) {
+            return driver;
+        }
+        if (holder == null || depth == 0 || !holder.getClass().getName().startsWith("io.distlock.")) {
+            return null;
+        }
+        for (Class<?> type = holder.getClass(); type != null; type = type.getSuperclass()) {
+            for (Field field : type.getDeclaredFields()) {
+                if (field.getType().isPrimitive() || java.lang.reflect.Modifier.isStatic(field.getModifiers())) {
+                    continue;
+                }
+                field.setAccessible(true);
+                ZkLockDriver found = findDriver(field.get(holder), depth - 1);
+                if (found != null) {
+                    return found;
+                }
+            }
+        }
+        return null;
+    }
 
     @Override
     public void close() {
