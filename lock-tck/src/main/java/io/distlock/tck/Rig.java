@@ -128,28 +128,28 @@ final class Rig implements AutoCloseable {
      * @throws AssertionError if the hook is absent, naming it
      */
     ChildClient launchSeparateProcess(String label) {
-        Optional<SeparateProcess> hook = hooks.separateProcess();
-        assertTrue(hook.isPresent(), msg("the verification of backend '" + backend().scheme() + "' supplies no"
-                + " separateProcess(): every backend can be used from two processes, and a fencing token must increase"
-                + " across them (one that increases only within a JVM passes every rule whose clients share one)"));
-        return launch(hook.get(), label);
+        SeparateProcess how = required(hooks.separateProcess(), "separateProcess(): every backend can be used from two"
+                + " processes, and a fencing token must increase across them (one that increases only within a JVM passes"
+                + " every rule whose clients share one)");
+        return launch(how, label);
     }
 
     /** The revocation hook, which every verification must supply. */
     LeaseRevocation requireRevocation() {
-        Optional<LeaseRevocation> hook = hooks.leaseRevocation();
-        assertTrue(hook.isPresent(), msg("the verification of backend '" + backend().scheme() + "' supplies no"
-                + " leaseRevocation(): every backend can lose a lock on the server (an operator, an eviction, a session"
-                + " expiry) and must show what its holder then does"));
-        return hook.get();
+        return required(hooks.leaseRevocation(), "leaseRevocation(): every backend can lose a lock on the server (an"
+                + " operator, an eviction, a session expiry) and must show what its holder then does");
     }
 
     /** The partition hook, which every verification must supply. */
     ClientPartition requirePartition() {
-        Optional<ClientPartition> hook = hooks.clientPartition();
-        assertTrue(hook.isPresent(), msg("the verification of backend '" + backend().scheme() + "' supplies no"
-                + " clientPartition(): every backend can be cut off from its clients, and must show that it neither"
-                + " forgets a removal nor reports an unreachable server as busy (FaultProxy.partitionedClient builds one)"));
+        return required(hooks.clientPartition(), "clientPartition(): every backend can be cut off from its clients, and"
+                + " must show that it neither forgets a removal nor reports an unreachable server as busy"
+                + " (FaultProxy.partitionedClient builds one)");
+    }
+
+    /** A hook every verification must supply: without it the rule fails, naming the hook and why it is needed. */
+    private <T> T required(Optional<T> hook, String hookAndWhy) {
+        assertTrue(hook.isPresent(), msg("the verification of backend '" + backend().scheme() + "' supplies no " + hookAndWhy));
         return hook.get();
     }
 
