@@ -36,7 +36,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 interface SecurityRules extends RuleGroup {
 
-    /** Rule 6.1 (see SPEC.md). */
+    /**
+     * Rule 6.1 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
     @Test
     @DisplayName("6.1 a wrong password is an authentication error, at once, not unavailable")
     default void required_6_1_wrongPassword() throws InterruptedException {
@@ -45,7 +49,11 @@ interface SecurityRules extends RuleGroup {
         refusedIdentity(rig, connector, "a client with a wrong password", "the wrong password was accepted");
     }
 
-    /** Rule 6.3 (see SPEC.md). */
+    /**
+     * Rule 6.3 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
     @Test
     @DisplayName("6.3 a server certificate the client does not trust is refused")
     default void required_6_3_untrustedServer() throws InterruptedException {
@@ -196,7 +204,11 @@ interface SecurityRules extends RuleGroup {
         assertNoSecretIn(rig, thrown, "the AccessDeniedException");
     }
 
-    /** Rule 6.4 (see SPEC.md). */
+    /**
+     * Rule 6.4 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
     @Test
     @DisplayName("6.4 no secret in any log line, message or toString()")
     default void required_6_4_noSecretAnywhere() throws InterruptedException {
