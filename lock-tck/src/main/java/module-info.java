@@ -14,7 +14,7 @@ module io.distlock.tck {
     requires static com.github.dockerjava.api;
 
     exports io.distlock.tck;
-    // JUnit reaches the verification (its rule methods live in package-private classes), its
+    // JUnit reaches the verification (its rules are default methods of package-private interfaces), its
     // lifecycle members and its verdict extension reflectively.
     opens io.distlock.tck to org.junit.platform.commons;
     exports io.distlock.tck.fixtures;

@@ -21,10 +21,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Group 4 of {@code lock-tck/SPEC.md}, faults: what a holder, a client or a server going wrong must
- * not break. A link of the chain that ends in {@link LockVerification} (see
- * {@link VerificationSupport}).
+ * not break. A rule group of {@link LockVerification} (see {@link RuleGroup}).
  */
-abstract class FaultRules extends RenewalRules {
+interface FaultRules extends RuleGroup {
 
     /**
      * Rule 4.1: the one rule that sleeps, because a paused holder is what it models.
@@ -33,38 +32,39 @@ abstract class FaultRules extends RenewalRules {
      */
     @Test
     @DisplayName("4.1 a paused holder's stale write is fenced off")
-    public void required_4_1_clientPauseIsFenced() throws InterruptedException {
+    default void required_4_1_clientPauseIsFenced() throws InterruptedException {
+        Rig rig = Rig.of(this);
         BackendDescriptor backend = rig.backend();
         FencedResource resource = new FencedResource();
-        Lease leaseA = rig.acquireNow(rig.client(), env().shortLease());
-        assertTrue(resource.write("A", leaseA.fencingToken()), msg("an empty resource rejected the first holder's write"));
+        Lease leaseA = rig.acquireNow(rig.client(), rig.env.shortLease());
+        assertTrue(resource.write("A", leaseA.fencingToken()), rig.msg("an empty resource rejected the first holder's write"));
         DistributedLock lockB = rig.client().lock(rig.name);
         OptionalLong[] tokenB = {OptionalLong.empty()};
         Rig.Waiter<Boolean> b = rig.start("B", () -> {
-            Lease leaseB = rig.track(lockB.tryAcquire(env().longLease(), env().defaultTimeout())).orElseThrow(() ->
-                    new AssertionError(msg("B did not acquire after A's lease ran out")));
+            Lease leaseB = rig.track(lockB.tryAcquire(rig.env.longLease(), rig.env.defaultTimeout())).orElseThrow(() ->
+                    new AssertionError(rig.msg("B did not acquire after A's lease ran out")));
             tokenB[0] = leaseB.fencingToken();
             return resource.write("B", leaseB.fencingToken());
         });
 
-        assertTrue(leaseA.isValid(), msg("A's lease was not valid right after acquire"));
+        assertTrue(leaseA.isValid(), rig.msg("A's lease was not valid right after acquire"));
         // A has checked its lease and is about to write: now it pauses (a GC, a stopped VM) past its validity.
-        Thread.sleep(leaseA.remaining().plus(env().tolerance()).toMillis());
+        Thread.sleep(leaseA.remaining().plus(rig.env.tolerance()).toMillis());
 
-        assertTrue(rig.outcome(b, env().defaultTimeout()), msg("the resource rejected the write of B, the valid holder"
+        assertTrue(rig.outcome(b, rig.env.defaultTimeout()), rig.msg("the resource rejected the write of B, the valid holder"
                 + " (token " + tokenB[0] + ", resource " + resource + ")"));
-        assertFalse(leaseA.isValid(), msg("A's lease still reports isValid() == true after its validity passed"));
+        assertFalse(leaseA.isValid(), rig.msg("A's lease still reports isValid() == true after its validity passed"));
         boolean staleAccepted = resource.write("A", leaseA.fencingToken());
         if (!staleAccepted) {
             return;
         }
         if (leaseA.fencingToken().isEmpty() && backend.guarantee() == Guarantee.EFFICIENCY) {
-            findings.add("4.1 client pause: the paused holder's stale write was accepted after another client"
+            rig.findings.add("4.1 client pause: the paused holder's stale write was accepted after another client"
                     + " acquired and wrote: '" + backend.scheme() + "' has no fencing tokens, so a pause longer than"
                     + " the lease lets two holders write (expected for an EFFICIENCY lock; do not use it for correctness)");
             return;
         }
-        fail(msg("the resource accepted the stale write of the paused holder A (token " + leaseA.fencingToken()
+        fail(rig.msg("the resource accepted the stale write of the paused holder A (token " + leaseA.fencingToken()
                 + ") after B (token " + tokenB[0] + ") wrote; declared " + backend.guarantee()));
     }
 
@@ -76,16 +76,17 @@ abstract class FaultRules extends RenewalRules {
     @Test
     @DisplayName("4.2 a minority of nodes killed mid-hold: no double grant, hand-off after release")
     @SuppressWarnings("try") // the fault is only closed, never used
-    public void required_4_2_nodeKillMidHold() throws InterruptedException {
-        NodeFaults faults = requireFaults(NodeFaults.Kind.STOP_MINORITY);
+    default void required_4_2_nodeKillMidHold() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        NodeFaults faults = requireFaults(rig, NodeFaults.Kind.STOP_MINORITY);
         LockClient b = rig.client();
-        Lease leaseA = rig.acquireNow(rig.client(), env().longLease());
+        Lease leaseA = rig.acquireNow(rig.client(), rig.env.longLease());
         try (NodeFaults.Fault fault = faults.stopMinority()) {
-            assertTrue(rig.track(b.lock(rig.name).tryAcquire(env().longLease(), env().shortWait())).isEmpty(),
-                    msg("with a minority of nodes killed, B was granted the lock while A's lease was valid"));
-            assertTrue(leaseA.isValid(), msg("A's lease ended although its lease time had not"));
+            assertTrue(rig.track(b.lock(rig.name).tryAcquire(rig.env.longLease(), rig.env.shortWait())).isEmpty(),
+                    rig.msg("with a minority of nodes killed, B was granted the lock while A's lease was valid"));
+            assertTrue(leaseA.isValid(), rig.msg("A's lease ended although its lease time had not"));
             leaseA.release();
-            rig.acquireWithin(b, env().shortLease(), env().defaultTimeout(),
+            rig.acquireWithin(b, rig.env.shortLease(), rig.env.defaultTimeout(),
                     "after A released, B could not acquire with the minority still down");
         }
     }
@@ -98,32 +99,33 @@ abstract class FaultRules extends RenewalRules {
     @Test
     @DisplayName("4.3 a node restarted without persistence under a bare quorum")
     @SuppressWarnings("try") // the fault is only closed, never used
-    public void required_4_3_restartWithoutPersistence() throws InterruptedException {
-        NodeFaults faults = requireFaults(NodeFaults.Kind.STOP_MINORITY, NodeFaults.Kind.RESTART_WITHOUT_PERSISTENCE);
+    default void required_4_3_restartWithoutPersistence() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        NodeFaults faults = requireFaults(rig, NodeFaults.Kind.STOP_MINORITY, NodeFaults.Kind.RESTART_WITHOUT_PERSISTENCE);
         BackendDescriptor backend = rig.backend();
         Lease leaseA;
         try (NodeFaults.Fault fault = faults.stopMinority()) {
             // A's lease rests on a bare quorum: the stopped nodes never saw it.
-            leaseA = rig.acquireWithin(rig.client(), env().longLease(), env().defaultTimeout(),
+            leaseA = rig.acquireWithin(rig.client(), rig.env.longLease(), rig.env.defaultTimeout(),
                     "with a minority of nodes down, A could not acquire");
         }
         // The stopped nodes are back, and one node that did grant A's lease forgets it.
         faults.restartOneWithoutPersistence();
         LockClient b = rig.client();
-        Optional<Lease> leaseB = rig.track(b.lock(rig.name).tryAcquire(env().longLease(), env().shortWait()));
+        Optional<Lease> leaseB = rig.track(b.lock(rig.name).tryAcquire(rig.env.longLease(), rig.env.shortWait()));
         if (leaseB.isEmpty() || !leaseA.isValid()) {
-            assertTrue(leaseA.isValid(), msg("A's lease ended although its lease time had not"));
+            assertTrue(leaseA.isValid(), rig.msg("A's lease ended although its lease time had not"));
             return;
         }
         String what = "4.3 node restart without persistence: A held the lock on a bare quorum, the nodes that were down"
                 + " came back and one of A's nodes restarted empty; B then obtained a quorum while A's lease was valid"
                 + " (a double grant)";
         if (backend.guarantee() == Guarantee.EFFICIENCY) {
-            findings.add(what + ": expected for an EFFICIENCY lock without a restart delay or fsync'd persistence;"
+            rig.findings.add(what + ": expected for an EFFICIENCY lock without a restart delay or fsync'd persistence;"
                     + " do not use '" + backend.scheme() + "' for correctness");
             return;
         }
-        fail(msg(what + "; declared " + backend.guarantee()));
+        fail(rig.msg(what + "; declared " + backend.guarantee()));
     }
 
     /**
@@ -134,15 +136,16 @@ abstract class FaultRules extends RenewalRules {
     @Test
     @DisplayName("4.6 a slow or partitioned minority of nodes: acquires in time, no double grant")
     @SuppressWarnings("try") // the faults are only closed, never used
-    public void required_4_6_slowOrPartitionedMinority() throws InterruptedException {
-        NodeFaults faults = requireFaults(NodeFaults.Kind.SLOW_MINORITY, NodeFaults.Kind.PARTITION_MINORITY);
+    default void required_4_6_slowOrPartitionedMinority() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        NodeFaults faults = requireFaults(rig, NodeFaults.Kind.SLOW_MINORITY, NodeFaults.Kind.PARTITION_MINORITY);
         LockClient a = rig.client();
-        try (NodeFaults.Fault slow = faults.slowMinority(env().scaled(Duration.ofMillis(200)))) {
-            checkMinorityFault(a, "with a minority of nodes slowed by 200 ms", "-slow", faults.failover());
+        try (NodeFaults.Fault slow = faults.slowMinority(rig.env.scaled(Duration.ofMillis(200)))) {
+            checkMinorityFault(rig, a, "with a minority of nodes slowed by 200 ms", "-slow", faults.failover());
         }
         a = rig.client();
         try (NodeFaults.Fault partition = faults.partitionMinority()) {
-            checkMinorityFault(a, "with a minority of nodes partitioned away", "-partition", faults.failover());
+            checkMinorityFault(rig, a, "with a minority of nodes partitioned away", "-partition", faults.failover());
         }
     }
 
@@ -154,11 +157,12 @@ abstract class FaultRules extends RenewalRules {
     @Test
     @DisplayName("4.7 a paused minority of servers (SIGSTOP): acquires in time, no double grant")
     @SuppressWarnings("try") // the fault is only closed, never used
-    public void required_4_7_pausedMinority() throws InterruptedException {
-        NodeFaults faults = requireFaults(NodeFaults.Kind.PAUSE_MINORITY);
+    default void required_4_7_pausedMinority() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        NodeFaults faults = requireFaults(rig, NodeFaults.Kind.PAUSE_MINORITY);
         LockClient a = rig.client();
         try (NodeFaults.Fault pause = faults.pauseMinority()) {
-            checkMinorityFault(a, "with a minority of servers paused", "-pause", faults.failover());
+            checkMinorityFault(rig, a, "with a minority of servers paused", "-pause", faults.failover());
         }
     }
 
@@ -170,40 +174,41 @@ abstract class FaultRules extends RenewalRules {
      * ({@link NodeFaults#failover()}) to move off it: both grants are allowed that much more; the
      * checks that nobody else is granted the lock stay as strict.
      */
-    private void checkMinorityFault(LockClient a, String fault, String nameSuffix, Duration failover) throws InterruptedException {
+    private static void checkMinorityFault(Rig rig, LockClient a, String fault, String nameSuffix, Duration failover)
+            throws InterruptedException {
         LockClient b = rig.client();
         String name = rig.name + nameSuffix;
         long start = System.nanoTime();
-        Optional<Lease> leaseA = rig.track(a.lock(name).tryAcquire(env().longLease(), env().defaultTimeout().plus(failover)));
+        Optional<Lease> leaseA = rig.track(a.lock(name).tryAcquire(rig.env.longLease(), rig.env.defaultTimeout().plus(failover)));
         Duration took = TestEnvironment.since(start);
-        Duration bound = env().handOffTimeout().plus(failover);
-        assertTrue(leaseA.isPresent(), msg(fault + ", A could not acquire a free lock"));
-        assertTrue(took.compareTo(bound) <= 0, msg(fault + ", A's acquire took " + TestEnvironment.millis(took)
+        Duration bound = rig.env.handOffTimeout().plus(failover);
+        assertTrue(leaseA.isPresent(), rig.msg(fault + ", A could not acquire a free lock"));
+        assertTrue(took.compareTo(bound) <= 0, rig.msg(fault + ", A's acquire took " + TestEnvironment.millis(took)
                 + ", more than " + TestEnvironment.millis(bound) + " (the hand-off bound + a failover of "
                 + TestEnvironment.millis(failover) + "): the faulty nodes held it up"));
-        assertTrue(rig.track(b.lock(name).tryAcquire(env().longLease(), env().shortWait())).isEmpty(),
-                msg(fault + ", B was granted the lock while A's lease was valid"));
+        assertTrue(rig.track(b.lock(name).tryAcquire(rig.env.longLease(), rig.env.shortWait())).isEmpty(),
+                rig.msg(fault + ", B was granted the lock while A's lease was valid"));
         if (rig.backend().has(Feature.LEASE_EXTENSION)) {
-            assertTrue(leaseA.get().extend(env().longLease()), msg(fault + ", A could not extend its lease"));
+            assertTrue(leaseA.get().extend(rig.env.longLease()), rig.msg(fault + ", A could not extend its lease"));
         }
-        assertTrue(leaseA.get().isValid(), msg(fault + ", A's lease ended although its lease time had not"));
+        assertTrue(leaseA.get().isValid(), rig.msg(fault + ", A's lease ended although its lease time had not"));
         leaseA.get().release();
         start = System.nanoTime();
         // A long lease: a client behind the slow node waits a 400 ms round trip for its grant, and a
         // lease shorter than that has no validity left when it arrives (the engine gives it back).
-        Optional<Lease> leaseB = rig.track(b.lock(name).tryAcquire(env().longLease(), env().defaultTimeout().plus(failover)));
-        assertTrue(leaseB.isPresent(), msg(fault + ", B could not acquire after A released"));
-        notes.add(nameSuffix.substring(1) + ": A acquired in " + TestEnvironment.millis(took) + ", B after A's release in "
+        Optional<Lease> leaseB = rig.track(b.lock(name).tryAcquire(rig.env.longLease(), rig.env.defaultTimeout().plus(failover)));
+        assertTrue(leaseB.isPresent(), rig.msg(fault + ", B could not acquire after A released"));
+        rig.notes.add(nameSuffix.substring(1) + ": A acquired in " + TestEnvironment.millis(took) + ", B after A's release in "
                 + TestEnvironment.millis(TestEnvironment.since(start)) + " (failover allowed: " + TestEnvironment.millis(failover) + ")");
         leaseB.get().release();
     }
 
     /** The node-fault hook, if the backend declares QUORUM and the hook offers every fault in {@code kinds}. */
-    private NodeFaults requireFaults(NodeFaults.Kind... kinds) {
-        requireFeature(Feature.QUORUM);
-        Optional<NodeFaults> faults = nodeFaults();
+    private static NodeFaults requireFaults(Rig rig, NodeFaults.Kind... kinds) {
+        rig.requireFeature(Feature.QUORUM);
+        Optional<NodeFaults> faults = rig.hooks.nodeFaults();
         // A declared capability must be proven: a missing hook fails the rule instead of skipping it.
-        assertTrue(faults.isPresent(), msg("backend '" + rig.backend().scheme()
+        assertTrue(faults.isPresent(), rig.msg("backend '" + rig.backend().scheme()
                 + "' declares QUORUM but the verification supplies no nodeFaults() hook to prove it"));
         for (NodeFaults.Kind kind : kinds) {
             String impossible = faults.get().impossible().get(kind);

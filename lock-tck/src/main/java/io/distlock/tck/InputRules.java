@@ -29,26 +29,27 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Group 5 of {@code lock-tck/SPEC.md}, input: bad names and durations, a closed client, malformed
  * URIs, an unreachable server and an unknown scheme, each rejected with a clear message that never
- * shows a password. Followed in the chain by {@link SecurityRules} (see {@link VerificationSupport}).
+ * shows a password. A rule group of {@link LockVerification} (see {@link RuleGroup}).
  */
-abstract class InputRules extends SilenceRules {
+interface InputRules extends RuleGroup {
 
     /** Rule 5.1 (see SPEC.md). */
     @Test
     @DisplayName("5.1 bad lock names are rejected")
-    public void required_5_1_badNames() {
+    default void required_5_1_badNames() {
+        Rig rig = Rig.of(this);
         LockClient client = rig.client();
-        assertThrows(NullPointerException.class, () -> client.lock(null), msg("lock(null) must throw NullPointerException"));
+        assertThrows(NullPointerException.class, () -> client.lock(null), rig.msg("lock(null) must throw NullPointerException"));
         List<String> bad = List.of("", " ", "\t \n", "x".repeat(LockClient.MAX_NAME_LENGTH + 1),
                 "a\u0000b", "a\nb", "a\rb", "a\u001bb", "a\u007fb", "a\u0085b");
         for (String name : bad) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> client.lock(name),
-                    msg("lock(" + printable(name) + ") must throw IllegalArgumentException"));
-            assertClearMessage(e, "lock(" + printable(name) + ")");
+                    rig.msg("lock(" + printable(name) + ") must throw IllegalArgumentException"));
+            assertClearMessage(rig, e, "lock(" + printable(name) + ")");
         }
         for (String good : List.of("x".repeat(LockClient.MAX_NAME_LENGTH), rig.name + " with spaces", rig.name + "-\u00e9\u6f22")) {
-            Lease lease = rig.acquireNow(client, good, env().shortLease());
-            assertEquals(good, lease.lockName(), msg("lockName() differs from the name the lock was taken by"));
+            Lease lease = rig.acquireNow(client, good, rig.env.shortLease());
+            assertEquals(good, lease.lockName(), rig.msg("lockName() differs from the name the lock was taken by"));
             lease.release();
         }
     }
@@ -60,45 +61,48 @@ abstract class InputRules extends SilenceRules {
      */
     @Test
     @DisplayName("5.2 bad lease times and waits are rejected, nothing held")
-    public void required_5_2_badDurations() throws InterruptedException {
+    default void required_5_2_badDurations() throws InterruptedException {
+        Rig rig = Rig.of(this);
         LockClient client = rig.client();
         DistributedLock lock = client.lock(rig.name);
-        Duration ok = env().shortLease();
-        Duration wait = env().contentionWait();
-        assertThrows(NullPointerException.class, () -> lock.tryAcquire(null), msg("tryAcquire(null) must throw NullPointerException"));
-        assertThrows(NullPointerException.class, () -> lock.tryAcquire(null, wait), msg("tryAcquire(null, wait) must throw NullPointerException"));
-        assertThrows(NullPointerException.class, () -> lock.tryAcquire(ok, null), msg("tryAcquire(lease, null) must throw NullPointerException"));
-        assertThrows(NullPointerException.class, () -> lock.acquire(null), msg("acquire(null) must throw NullPointerException"));
+        Duration ok = rig.env.shortLease();
+        Duration wait = rig.env.contentionWait();
+        assertThrows(NullPointerException.class, () -> lock.tryAcquire(null), rig.msg("tryAcquire(null) must throw NullPointerException"));
+        assertThrows(NullPointerException.class, () -> lock.tryAcquire(null, wait),
+                rig.msg("tryAcquire(null, wait) must throw NullPointerException"));
+        assertThrows(NullPointerException.class, () -> lock.tryAcquire(ok, null),
+                rig.msg("tryAcquire(lease, null) must throw NullPointerException"));
+        assertThrows(NullPointerException.class, () -> lock.acquire(null), rig.msg("acquire(null) must throw NullPointerException"));
         List<Duration> badLeases = List.of(Duration.ZERO, Duration.ofMillis(-1),
                 DistributedLock.MIN_LEASE_TIME.minusNanos(1), DistributedLock.MAX_LEASE_TIME.plusMillis(1));
         for (Duration bad : badLeases) {
-            expectIllegalArgument(() -> rig.track(lock.tryAcquire(bad)), "tryAcquire(" + bad + ")");
-            expectIllegalArgument(() -> rig.track(lock.tryAcquire(bad, wait)), "tryAcquire(" + bad + ", " + wait + ")");
-            expectIllegalArgument(() -> rig.track(lock.acquire(bad)), "acquire(" + bad + ")");
+            expectIllegalArgument(rig, () -> rig.track(lock.tryAcquire(bad)), "tryAcquire(" + bad + ")");
+            expectIllegalArgument(rig, () -> rig.track(lock.tryAcquire(bad, wait)), "tryAcquire(" + bad + ", " + wait + ")");
+            expectIllegalArgument(rig, () -> rig.track(lock.acquire(bad)), "acquire(" + bad + ")");
         }
-        expectIllegalArgument(() -> rig.track(lock.tryAcquire(ok, Duration.ofMillis(-1))), "tryAcquire(" + ok + ", -1 ms)");
+        expectIllegalArgument(rig, () -> rig.track(lock.tryAcquire(ok, Duration.ofMillis(-1))), "tryAcquire(" + ok + ", -1 ms)");
 
         Lease lease = rig.acquireNow(rig.client(), ok);
         if (rig.backend().has(Feature.LEASE_EXTENSION)) {
             for (Duration bad : badLeases) {
-                expectIllegalArgument(() -> lease.extend(bad), "extend(" + bad + ")");
+                expectIllegalArgument(rig, () -> lease.extend(bad), "extend(" + bad + ")");
             }
-            assertThrows(NullPointerException.class, () -> lease.extend(null), msg("extend(null) must throw NullPointerException"));
-            assertTrue(lease.isValid(), msg("a rejected extend ended the lease"));
+            assertThrows(NullPointerException.class, () -> lease.extend(null), rig.msg("extend(null) must throw NullPointerException"));
+            assertTrue(lease.isValid(), rig.msg("a rejected extend ended the lease"));
         }
         lease.release();
         assertTrue(rig.track(lock.tryAcquire(ok)).isPresent(),
-                msg("after rejected calls, the same client could not acquire the free lock"));
+                rig.msg("after rejected calls, the same client could not acquire the free lock"));
     }
 
-    private void expectIllegalArgument(Executable call, String what) {
+    private static void expectIllegalArgument(Rig rig, Executable call, String what) {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call,
-                msg(what + " must throw IllegalArgumentException"));
-        assertClearMessage(e, what);
+                rig.msg(what + " must throw IllegalArgumentException"));
+        assertClearMessage(rig, e, what);
     }
 
-    private void assertClearMessage(Throwable e, String what) {
-        assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), msg(what + " threw " + e.getClass().getName()
+    private static void assertClearMessage(Rig rig, Throwable e, String what) {
+        assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), rig.msg(what + " threw " + e.getClass().getName()
                 + " without a message"));
     }
 
@@ -109,38 +113,40 @@ abstract class InputRules extends SilenceRules {
      */
     @Test
     @DisplayName("5.3 a closed client releases its leases and refuses work")
-    public void required_5_3_useAfterClose() throws InterruptedException {
+    default void required_5_3_useAfterClose() throws InterruptedException {
+        Rig rig = Rig.of(this);
         LockClient closing = rig.client();
         LockClient other = rig.client();
         String busyName = rig.name + "-busy";
-        Lease held = rig.acquireNow(closing, env().longLease());
-        rig.acquireNow(other, busyName, env().longLease());
+        Lease held = rig.acquireNow(closing, rig.env.longLease());
+        rig.acquireNow(other, busyName, rig.env.longLease());
         DistributedLock handle = closing.lock(rig.name + "-handle");
         DistributedLock busy = closing.lock(busyName);
         Rig.Waiter<Optional<Lease>> waiter = rig.start("waiter",
-                () -> rig.track(busy.tryAcquire(env().shortLease(), env().longLease())));
+                () -> rig.track(busy.tryAcquire(rig.env.shortLease(), rig.env.longLease())));
         rig.awaitBlocked(waiter);
 
         long closed = System.nanoTime();
         closing.close();
 
-        Throwable woken = rig.failure(waiter, env().defaultTimeout());
-        assertTrue(woken instanceof IllegalStateException, msg("a waiter of a closed client did not throw"
+        Throwable woken = rig.failure(waiter, rig.env.defaultTimeout());
+        assertTrue(woken instanceof IllegalStateException, rig.msg("a waiter of a closed client did not throw"
                 + " IllegalStateException but " + (woken == null ? "returned normally" : woken)));
         Duration wake = Duration.ofNanos(waiter.finishedAtNanos - closed);
-        assertTrue(wake.compareTo(env().tolerance()) <= 0, msg("a waiter of a closed client took "
-                + TestEnvironment.millis(wake) + " to be woken; at most " + TestEnvironment.millis(env().tolerance())));
-        assertThrows(IllegalStateException.class, () -> closing.lock(rig.name), msg("lock() after close must throw IllegalStateException"));
-        assertThrows(IllegalStateException.class, () -> rig.track(handle.tryAcquire(env().shortLease())),
-                msg("tryAcquire on a handle of a closed client must throw IllegalStateException"));
-        assertThrows(IllegalStateException.class, () -> rig.track(handle.tryAcquire(env().shortLease(), env().contentionWait())),
-                msg("a waiting tryAcquire on a handle of a closed client must throw IllegalStateException"));
-        assertThrows(IllegalStateException.class, () -> rig.track(handle.acquire(env().shortLease())),
-                msg("acquire on a handle of a closed client must throw IllegalStateException"));
+        assertTrue(wake.compareTo(rig.env.tolerance()) <= 0, rig.msg("a waiter of a closed client took "
+                + TestEnvironment.millis(wake) + " to be woken; at most " + TestEnvironment.millis(rig.env.tolerance())));
+        assertThrows(IllegalStateException.class, () -> closing.lock(rig.name),
+                rig.msg("lock() after close must throw IllegalStateException"));
+        assertThrows(IllegalStateException.class, () -> rig.track(handle.tryAcquire(rig.env.shortLease())),
+                rig.msg("tryAcquire on a handle of a closed client must throw IllegalStateException"));
+        assertThrows(IllegalStateException.class, () -> rig.track(handle.tryAcquire(rig.env.shortLease(), rig.env.contentionWait())),
+                rig.msg("a waiting tryAcquire on a handle of a closed client must throw IllegalStateException"));
+        assertThrows(IllegalStateException.class, () -> rig.track(handle.acquire(rig.env.shortLease())),
+                rig.msg("acquire on a handle of a closed client must throw IllegalStateException"));
 
-        assertFalse(held.isValid(), msg("a lease of a closed client reports isValid() == true"));
-        assertTrue(rig.track(other.lock(rig.name).tryAcquire(env().shortLease())).isPresent(),
-                msg("a lease held when its client closed was not released: another client could not acquire"));
+        assertFalse(held.isValid(), rig.msg("a lease of a closed client reports isValid() == true"));
+        assertTrue(rig.track(other.lock(rig.name).tryAcquire(rig.env.shortLease())).isPresent(),
+                rig.msg("a lease held when its client closed was not released: another client could not acquire"));
         held.release(); // a no-op after close
         closing.close(); // idempotent
     }
@@ -148,66 +154,69 @@ abstract class InputRules extends SilenceRules {
     /** Rule 5.4 (see SPEC.md). */
     @Test
     @DisplayName("5.4 malformed URIs are rejected without showing the password")
-    public void required_5_4_malformedUris() {
+    default void required_5_4_malformedUris() {
+        Rig rig = Rig.of(this);
         String scheme = rig.backend().scheme();
         List<String> uris = new ArrayList<>(List.of(
                 scheme + "://tck:" + SECRET + "@[::1",
                 scheme + "://tck:" + SECRET + "@host/%zz",
                 scheme + "://tck:" + SECRET + "@host name",
                 "//tck:" + SECRET + "@host-without-scheme"));
-        uris.addAll(malformedUris());
+        uris.addAll(rig.hooks.malformedUris());
         for (String uri : uris) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> rig.track(Locks.connect(uri)),
-                    msg("Locks.connect must reject the malformed URI " + redacted(uri) + " with IllegalArgumentException"));
-            assertClearMessage(e, "Locks.connect(" + redacted(uri) + ")");
-            assertNoSecret(e, "Locks.connect(" + redacted(uri) + ")");
+                    rig.msg("Locks.connect must reject the malformed URI " + redacted(uri) + " with IllegalArgumentException"));
+            assertClearMessage(rig, e, "Locks.connect(" + redacted(uri) + ")");
+            assertNoSecret(rig, e, "Locks.connect(" + redacted(uri) + ")");
         }
     }
 
     /** Rule 5.5 (see SPEC.md). */
     @Test
     @DisplayName("5.5 an unreachable server is reported in time, naming the endpoint, not the password")
-    public void required_5_5_unreachableServer() {
-        Optional<String> uri = unreachableUri();
-        assertTrue(uri.isPresent(), msg("the verification supplies no unreachableUri(): every backend"
+    default void required_5_5_unreachableServer() {
+        Rig rig = Rig.of(this);
+        Optional<String> uri = rig.hooks.unreachableUri();
+        assertTrue(uri.isPresent(), rig.msg("the verification supplies no unreachableUri(): every backend"
                 + " must show how it fails when its server cannot be reached"));
-        Duration timeout = env().connectTimeout();
+        Duration timeout = rig.env.connectTimeout();
         LockOptions options = LockOptions.builder().connectTimeout(timeout).operationTimeout(timeout).build();
-        Duration bound = timeout.multipliedBy(2).plus(env().tolerance());
+        Duration bound = timeout.multipliedBy(2).plus(rig.env.tolerance());
         long start = System.nanoTime();
         BackendUnavailableException e = assertThrows(BackendUnavailableException.class, () -> {
             LockClient client = rig.track(Locks.connect(URI.create(uri.get()), options));
-            rig.track(client.lock(rig.name).tryAcquire(env().shortLease()));
-        }, msg("neither connecting to nor acquiring from " + redacted(uri.get()) + " threw BackendUnavailableException"));
+            rig.track(client.lock(rig.name).tryAcquire(rig.env.shortLease()));
+        }, rig.msg("neither connecting to nor acquiring from " + redacted(uri.get()) + " threw BackendUnavailableException"));
         Duration took = TestEnvironment.since(start);
-        assertTrue(took.compareTo(bound) <= 0, msg("BackendUnavailableException came after " + TestEnvironment.millis(took)
+        assertTrue(took.compareTo(bound) <= 0, rig.msg("BackendUnavailableException came after " + TestEnvironment.millis(took)
                 + "; at most " + TestEnvironment.millis(bound) + " with a connect timeout of " + TestEnvironment.millis(timeout)));
-        assertNoSecret(e, "the BackendUnavailableException");
-        assertTrue(e.endpoint() != null && !e.endpoint().isBlank(), msg("BackendUnavailableException names no endpoint"));
+        assertNoSecret(rig, e, "the BackendUnavailableException");
+        assertTrue(e.endpoint() != null && !e.endpoint().isBlank(), rig.msg("BackendUnavailableException names no endpoint"));
         assertTrue(String.valueOf(e.getMessage()).contains(e.endpoint()),
-                msg("the message does not name the endpoint '" + e.endpoint() + "': " + e.getMessage()));
+                rig.msg("the message does not name the endpoint '" + e.endpoint() + "': " + e.getMessage()));
     }
 
     /** Rule 5.6 (see SPEC.md). */
     @Test
     @DisplayName("5.6 an unknown scheme is reported with the installed ones")
-    public void required_5_6_unknownScheme() {
+    default void required_5_6_unknownScheme() {
+        Rig rig = Rig.of(this);
         String scheme = rig.backend().scheme();
         NoSuchBackendException e = assertThrows(NoSuchBackendException.class, () -> rig.track(Locks.connect("nosuch://x")),
-                msg("Locks.connect(\"nosuch://x\") must throw NoSuchBackendException"));
-        assertEquals("nosuch", e.scheme(), msg("NoSuchBackendException names the wrong scheme"));
-        assertTrue(String.valueOf(e.getMessage()).contains("nosuch"), msg("the message does not name the scheme: " + e.getMessage()));
-        assertTrue(e.installedSchemes().contains(scheme), msg("installedSchemes() " + e.installedSchemes()
+                rig.msg("Locks.connect(\"nosuch://x\") must throw NoSuchBackendException"));
+        assertEquals("nosuch", e.scheme(), rig.msg("NoSuchBackendException names the wrong scheme"));
+        assertTrue(String.valueOf(e.getMessage()).contains("nosuch"), rig.msg("the message does not name the scheme: " + e.getMessage()));
+        assertTrue(e.installedSchemes().contains(scheme), rig.msg("installedSchemes() " + e.installedSchemes()
                 + " lacks '" + scheme + "', the backend under test"));
     }
 
-    private void assertNoSecret(Throwable e, String what) {
+    private static void assertNoSecret(Rig rig, Throwable e, String what) {
         for (Throwable t = e; t != null; t = t.getCause()) {
-            assertFalse(String.valueOf(t).contains(SECRET), msg(what + " shows the password: " + t.getClass().getName()
+            assertFalse(String.valueOf(t).contains(SECRET), rig.msg(what + " shows the password: " + t.getClass().getName()
                     + " in the cause chain contains it"));
             if (t instanceof BackendUnavailableException) {
                 assertFalse(((BackendUnavailableException) t).endpoint().contains(SECRET),
-                        msg(what + " shows the password in endpoint()"));
+                        rig.msg(what + " shows the password in endpoint()"));
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.distlock.tck;
 
+import io.distlock.BackendDescriptor;
 import io.distlock.Feature;
 import io.distlock.LockClient;
 import io.distlock.Locks;
@@ -9,6 +10,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.extension.Extension;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
 import java.util.Objects;
@@ -54,17 +57,30 @@ import java.util.UUID;
  * holds a partition for a set time, because a long outage is what it models.
  */
 @TestMethodOrder(MethodOrderer.DisplayName.class)
-public abstract class LockVerification extends LockViewRules {
+public abstract class LockVerification implements SafetyRules, LeaseUseRules, LivenessRules, RenewalRules, FaultRules,
+        RevocationRules, PartitionRules, SessionRules, ServerFaultRules, SilenceRules, InputRules, SecurityRules,
+        LockViewRules {
 
-    // The rules are inherited: one package-private class per group of SPEC.md, chained up to
-    // VerificationSupport (see there). @TestMethodOrder is @Inherited, so from here it orders every
-    // rule of the author's subclass, whichever class of the chain declares the rule.
+    // The rules are composed: one package-private test interface per group of SPEC.md (see RuleGroup),
+    // whose default @Test methods JUnit finds on the author's subclass. @TestMethodOrder is @Inherited,
+    // so from here it orders every rule of that subclass, whichever group declares the rule.
+
+    /** Writes the verdict after the class (static: it needs the class-level callbacks). */
+    @RegisterExtension
+    static final Extension VERDICT = new VerdictExtension();
+
+    /** Runs only the rules {@code -Ddistlock.tck.rules} selects (all by default). */
+    @RegisterExtension
+    static final Extension RULES = new RuleFilter();
 
     /**
      * Put this string wherever a password goes in {@link #malformedUris()} and
      * {@link #unreachableUri()}: rules 5.4 and 5.5 check that no message shows it.
      */
     public static final String SECRET = "tck-S3cret-9f27";
+
+    /** The running rule's clients, leases, threads, lock name and notes; set by {@link #openRule}. */
+    Rig rig;
 
     /** For subclasses. */
     protected LockVerification() {
@@ -79,7 +95,6 @@ public abstract class LockVerification extends LockViewRules {
      *
      * @return a connected client; the TCK closes it
      */
-    @Override
     protected abstract LockClient newClient();
 
     /**
@@ -89,7 +104,6 @@ public abstract class LockVerification extends LockViewRules {
      *
      * @return the backend-specific malformed URIs; none by default
      */
-    @Override
     protected List<String> malformedUris() {
         return List.of();
     }
@@ -100,7 +114,6 @@ public abstract class LockVerification extends LockViewRules {
      *
      * @return the URI; empty fails rule 5.5 (every backend can be unreachable)
      */
-    @Override
     protected Optional<String> unreachableUri() {
         return Optional.empty();
     }
@@ -112,7 +125,6 @@ public abstract class LockVerification extends LockViewRules {
      *
      * @return the hook; empty fails rules 2.8 and 4.2–4.7 for a backend that declares {@link Feature#QUORUM}
      */
-    @Override
     protected Optional<NodeFaults> nodeFaults() {
         return Optional.empty();
     }
@@ -123,7 +135,6 @@ public abstract class LockVerification extends LockViewRules {
      *
      * @return the hook; empty fails rules 4.8, 4.13 and 7.1 (every backend can lose a lock on the server)
      */
-    @Override
     protected Optional<LeaseRevocation> leaseRevocation() {
         return Optional.empty();
     }
@@ -135,7 +146,6 @@ public abstract class LockVerification extends LockViewRules {
      *
      * @return the hook; empty fails those rules (every backend can be cut off)
      */
-    @Override
     protected Optional<ClientPartition> clientPartition() {
         return Optional.empty();
     }
@@ -147,7 +157,6 @@ public abstract class LockVerification extends LockViewRules {
      * @return the hook; empty fails rule 1.10 for a backend that declares
      *         {@link Feature#LEASE_EXTENSION} (others are skipped)
      */
-    @Override
     protected Optional<LockProbe> lockProbe() {
         return Optional.empty();
     }
@@ -158,7 +167,6 @@ public abstract class LockVerification extends LockViewRules {
      * @return the hook; empty fails rule 4.15 for a backend that declares
      *         {@link Feature#FENCING_TOKENS} (others are skipped)
      */
-    @Override
     protected Optional<ServerRestart> serverRestart() {
         return Optional.empty();
     }
@@ -170,7 +178,6 @@ public abstract class LockVerification extends LockViewRules {
      *
      * @return the hook; empty fails rule 4.4
      */
-    @Override
     protected Optional<ClockJump> clockJump() {
         return Optional.empty();
     }
@@ -182,7 +189,6 @@ public abstract class LockVerification extends LockViewRules {
      *
      * @return the hook; empty fails rule 4.5
      */
-    @Override
     protected Optional<ReplicaFailover> replicaFailover() {
         return Optional.empty();
     }
@@ -196,7 +202,6 @@ public abstract class LockVerification extends LockViewRules {
      * @return the hook; empty fails rule 4.19 for a verification whose {@link ClientPartition#sessionTimeout()}
      *         declares a session (for one that declares none, the rule does not apply)
      */
-    @Override
     protected Optional<SessionEnd> sessionEnd() {
         return Optional.empty();
     }
@@ -208,7 +213,6 @@ public abstract class LockVerification extends LockViewRules {
      *
      * @return the hook; empty skips group 6 by name (a verification of servers without authentication)
      */
-    @Override
     protected Optional<Security> security() {
         return Optional.empty();
     }
@@ -223,7 +227,6 @@ public abstract class LockVerification extends LockViewRules {
      * @return the hook; empty fails rules 1.4, 1.7 and 4.15 for a backend that declares
      *         {@link Feature#FENCING_TOKENS} (every backend can be used from two processes)
      */
-    @Override
     protected Optional<SeparateProcess> separateProcess() {
         return Optional.empty();
     }
@@ -231,7 +234,6 @@ public abstract class LockVerification extends LockViewRules {
     /**
      * @return the timing every rule uses; by default scaled by {@code -Ddistlock.tck.timeoutFactor}
      */
-    @Override
     protected TestEnvironment environment() {
         return new TestEnvironment();
     }
@@ -250,8 +252,8 @@ public abstract class LockVerification extends LockViewRules {
         String display = info.getDisplayName();
         String rule = display.indexOf(' ') > 0 ? display.substring(0, display.indexOf(' ')) : display;
         String name = "distlock-tck-" + rule + "-" + UUID.randomUUID().toString().substring(0, 8);
-        rig = new Rig(env, rule, name, this::newClient);
-        startCapture(rule);
+        rig = new Rig(this, env, rule, name);
+        SecurityRules.startCapture(rig);
     }
 
     /** Closes every client, lease and thread the rule created. */
@@ -260,5 +262,20 @@ public abstract class LockVerification extends LockViewRules {
         if (rig != null) {
             rig.close();
         }
+    }
+
+    // ------------------------------------------------------------------------------------------
+    // For the verdict
+
+    Optional<BackendDescriptor> descriptorSeen() {
+        return rig == null ? Optional.empty() : rig.descriptorSeen();
+    }
+
+    List<String> findings() {
+        return rig == null ? List.of() : List.copyOf(rig.findings);
+    }
+
+    List<String> notes() {
+        return rig == null ? List.of() : List.copyOf(rig.notes);
     }
 }

@@ -3,6 +3,7 @@ package io.distlock.tck;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Handler;
@@ -30,6 +31,8 @@ final class LogCapture {
     private static Handler julHandler;
     private static Level julRootLevel;
     private static String startedAt;
+    /** What rule 6.4 collects from the rules of group 6 besides the logs: exception texts, toString()s. */
+    private static final List<String> seen = new CopyOnWriteArrayList<>();
 
     private LogCapture() {
     }
@@ -143,6 +146,26 @@ final class LogCapture {
     /** @return the rule the running capture started at */
     static String startedAt() {
         return startedAt;
+    }
+
+    /**
+     * Keeps a text that is not a log line for rule 6.4 to search: an exception's stack trace, a
+     * {@code toString()}. Group 6's rules run on instances of their own, so the texts outlive each.
+     *
+     * @param text what a rule of group 6 met
+     */
+    static void saw(String text) {
+        seen.add(text);
+    }
+
+    /** @return the texts kept by {@link #saw(String)} since {@link #forgetSeen()} */
+    static List<String> seen() {
+        return List.copyOf(seen);
+    }
+
+    /** Forgets the texts kept by {@link #saw(String)}, once rule 6.4 has searched them. */
+    static void forgetSeen() {
+        seen.clear();
     }
 
     /**

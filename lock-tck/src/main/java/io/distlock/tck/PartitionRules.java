@@ -24,9 +24,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * server was away when it was asked for, "unreachable" reported as "busy", a write that lands
  * after its cleanup. After every heal, the lock must be free again within the hand-off bound
  * (plus the client's reconnect time), long before the lease left behind would have ended.
- * A link of the chain that ends in {@link LockVerification} (see {@link VerificationSupport}).
+ * A rule group of {@link LockVerification} (see {@link RuleGroup}).
  */
-abstract class PartitionRules extends RevocationRules {
+interface PartitionRules extends RuleGroup {
 
     /**
      * Rule 4.9: a release while the client is cut off returns promptly, and the lock is removed on
@@ -36,25 +36,26 @@ abstract class PartitionRules extends RevocationRules {
      */
     @Test
     @DisplayName("4.9 a release during a partition returns promptly and is carried out after it heals")
-    public void required_4_9_releaseDuringPartition() throws InterruptedException {
-        ClientPartition partition = requirePartition();
+    default void required_4_9_releaseDuringPartition() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        ClientPartition partition = rig.requirePartition();
         try (PartitionedClient a = partition.open()) {
-            Lease lease = rig.acquireNow(a.client(), env().longLease());
+            Lease lease = rig.acquireNow(a.client(), rig.env.longLease());
             a.dropAll();
             long start = System.nanoTime();
             lease.release();
             Duration took = TestEnvironment.since(start);
-            assertTrue(took.compareTo(partition.operationTimeout().plus(env().tolerance())) <= 0, msg("release() took "
+            assertTrue(took.compareTo(partition.operationTimeout().plus(rig.env.tolerance())) <= 0, rig.msg("release() took "
                     + TestEnvironment.millis(took) + " with the server unreachable: it must not wait for the server longer"
                     + " than the operation timeout (" + TestEnvironment.millis(partition.operationTimeout()) + ")"));
-            assertFalse(lease.isValid(), msg("a released lease is valid while its release waits for the server"));
+            assertFalse(lease.isValid(), rig.msg("a released lease is valid while its release waits for the server"));
             DistributedLock lockB = rig.client().lock(rig.name);
-            Rig.Waiter<Optional<Lease>> b = rig.start("B", () -> rig.track(lockB.tryAcquire(env().longLease(),
-                    env().defaultTimeout().plus(afterHeal(partition)))));
+            Rig.Waiter<Optional<Lease>> b = rig.start("B", () -> rig.track(lockB.tryAcquire(rig.env.longLease(),
+                    rig.env.defaultTimeout().plus(rig.afterHeal(partition)))));
             rig.awaitBlocked(b);
             if (b.result.isDone()) {
                 Duration session = partition.sessionTimeout();
-                fail(msg("B got " + rig.outcome(b, Duration.ZERO) + " while A's release could not reach the server"
+                fail(rig.msg("B got " + rig.outcome(b, Duration.ZERO) + " while A's release could not reach the server"
                         + " (A cut off for " + TestEnvironment.millis(TestEnvironment.since(start)) + (session.isZero() ? ""
                         : "; its session of " + TestEnvironment.millis(session) + " must outlast that, or the server ends it"
                         + " and frees the lock before the release this rule tests: see ClientPartition.sessionTimeout()")
@@ -62,13 +63,13 @@ abstract class PartitionRules extends RevocationRules {
             }
             long healed = System.nanoTime();
             a.healAll();
-            assertTrue(rig.outcome(b, env().defaultTimeout().plus(afterHeal(partition)).plus(env().tolerance())).isPresent(),
-                    msg("B never got the lock after the partition healed: A's release was forgotten"));
+            assertTrue(rig.outcome(b, rig.env.defaultTimeout().plus(rig.afterHeal(partition)).plus(rig.env.tolerance())).isPresent(),
+                    rig.msg("B never got the lock after the partition healed: A's release was forgotten"));
             Duration handOff = Duration.ofNanos(b.finishedAtNanos - healed);
-            assertTrue(handOff.compareTo(afterHeal(partition)) <= 0, msg("B got the lock " + TestEnvironment.millis(handOff)
-                    + " after the partition healed; at most " + TestEnvironment.millis(afterHeal(partition)) + " expected"
-                    + " (A's lease of " + TestEnvironment.millis(env().longLease()) + " was released during the partition)"));
-            notes.add("4.9: release() returned in " + TestEnvironment.millis(took) + "; B acquired "
+            assertTrue(handOff.compareTo(rig.afterHeal(partition)) <= 0, rig.msg("B got the lock " + TestEnvironment.millis(handOff)
+                    + " after the partition healed; at most " + TestEnvironment.millis(rig.afterHeal(partition)) + " expected"
+                    + " (A's lease of " + TestEnvironment.millis(rig.env.longLease()) + " was released during the partition)"));
+            rig.notes.add("4.9: release() returned in " + TestEnvironment.millis(took) + "; B acquired "
                     + TestEnvironment.millis(handOff) + " after the heal");
         }
     }
@@ -81,50 +82,51 @@ abstract class PartitionRules extends RevocationRules {
      */
     @Test
     @DisplayName("4.10 a waiter whose wait ends during a partition leaves nothing behind")
-    public void required_4_10_waitEndsDuringPartition() throws InterruptedException {
-        ClientPartition partition = requirePartition();
-        Lease holder = rig.acquireNow(rig.client(), env().longLease());
+    default void required_4_10_waitEndsDuringPartition() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        ClientPartition partition = rig.requirePartition();
+        Lease holder = rig.acquireNow(rig.client(), rig.env.longLease());
         // The cut must fall inside W's wait, or W withdraws its request over a healthy link and the
         // rule proves nothing: a wait long enough for a loaded machine, and a retry with a fresh
         // waiter (twice as long) in the rare run where W's wait still ended before the cut.
-        Duration maxWait = env().scaled(Duration.ofSeconds(2));
+        Duration maxWait = rig.env.scaled(Duration.ofSeconds(2));
         for (int round = 1; ; round++) {
             try (PartitionedClient w = partition.open()) {
                 DistributedLock lock = w.client().lock(rig.name);
                 long beforeW = w.requestsSent();
                 Duration wait = maxWait;
-                Rig.Waiter<Optional<Lease>> waiter = rig.start("W", () -> rig.track(lock.tryAcquire(env().longLease(), wait)));
+                Rig.Waiter<Optional<Lease>> waiter = rig.start("W", () -> rig.track(lock.tryAcquire(rig.env.longLease(), wait)));
                 // Parked after its request went out: a thread can park before it sends anything, and a
                 // cut made then would leave no request on the server, and the rule nothing to check.
-                env().awaitUntil(msg("waiting for W's first request to go out"), env().defaultTimeout(),
+                rig.env.awaitUntil(rig.msg("waiting for W's first request to go out"), rig.env.defaultTimeout(),
                         () -> w.requestsSent() > beforeW);
                 rig.awaitBlocked(waiter);
                 w.dropAll();
                 long droppedAt = System.nanoTime();
                 long sentAtDrop = w.requestsSent();
-                Throwable failure = rig.failure(waiter, maxWait.plus(partition.operationTimeout()).plus(env().tolerance()));
+                Throwable failure = rig.failure(waiter, maxWait.plus(partition.operationTimeout()).plus(rig.env.tolerance()));
                 long sentAtEnd = w.requestsSent();
                 if (waiter.finishedAtNanos - droppedAt < 0 && round < 3) {
-                    notes.add("4.10: W's wait of " + TestEnvironment.millis(maxWait) + " ended before the cut (round " + round
+                    rig.notes.add("4.10: W's wait of " + TestEnvironment.millis(maxWait) + " ended before the cut (round " + round
                             + "); again with a fresh waiter");
                     maxWait = maxWait.multipliedBy(2);
                     continue;
                 }
                 if (failure != null && !(failure instanceof BackendUnavailableException)) {
-                    throw new AssertionError(msg("the waiter cut off from the server failed with " + failure
+                    throw new AssertionError(rig.msg("the waiter cut off from the server failed with " + failure
                             + "; a wait that ends is empty (contention) or a BackendUnavailableException (no answer)"), failure);
                 }
                 if (failure == null) {
-                    assertTrue(waiter.result.join().isEmpty(), msg("the waiter was granted the lock while another client held it"));
+                    assertTrue(waiter.result.join().isEmpty(), rig.msg("the waiter was granted the lock while another client held it"));
                 }
-                awaitRetry(w, sentAtDrop, "the waiter's client");
+                rig.awaitRetry(w, sentAtDrop, "the waiter's client");
                 // A withdrawal the client queued as its wait ended goes out on a thread of its own:
                 // let it meet the cut before the heal, or it would find the server back and hide a
                 // withdrawal that is forgotten when it fails. A client that withdrew on the caller's
                 // thread sends nothing more; the wait for one is short either way.
-                env().awaitPossibly(env().tolerance(), () -> w.requestsSent() > sentAtEnd);
+                rig.env.awaitPossibly(rig.env.tolerance(), () -> w.requestsSent() > sentAtEnd);
                 holder.release();
-                healAndExpectFree(w, afterHeal(partition).plus(env().tolerance()), "4.10", "after the holder released and the"
+                healAndExpectFree(rig, w, rig.afterHeal(partition).plus(rig.env.tolerance()), "4.10", "after the holder released and the"
                         + " partition healed, nobody could acquire: the waiter's request was left in the lock's way");
                 return;
             }
@@ -140,27 +142,28 @@ abstract class PartitionRules extends RevocationRules {
      */
     @Test
     @DisplayName("4.11 an acquire whose reply is lost fails as unavailable and leaves nothing held")
-    public void required_4_11_lostReplyLeavesNothingHeld() throws InterruptedException {
-        ClientPartition partition = requirePartition();
+    default void required_4_11_lostReplyLeavesNothingHeld() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        ClientPartition partition = rig.requirePartition();
         try (PartitionedClient a = partition.open()) {
             DistributedLock lock = a.client().lock(rig.name);
             a.holdAllReplies();
-            Rig.Waiter<Optional<Lease>> attempt = rig.start("A", () -> rig.track(lock.tryAcquire(env().longLease())));
-            env().awaitUntil(msg("waiting for A's request to reach the server (its reply held back)"), a::inFlight);
+            Rig.Waiter<Optional<Lease>> attempt = rig.start("A", () -> rig.track(lock.tryAcquire(rig.env.longLease())));
+            rig.env.awaitUntil(rig.msg("waiting for A's request to reach the server (its reply held back)"), a::inFlight);
             a.dropAll(); // the held reply is lost with the connection
-            Throwable failure = rig.failure(attempt, partition.operationTimeout().plus(env().tolerance()));
+            Throwable failure = rig.failure(attempt, partition.operationTimeout().plus(rig.env.tolerance()));
             if (failure == null) {
-                fail(msg("A's single attempt returned " + attempt.result.join() + " although its reply was lost: an unknown"
+                fail(rig.msg("A's single attempt returned " + attempt.result.join() + " although its reply was lost: an unknown"
                         + " outcome must be a BackendUnavailableException"));
             }
             if (!(failure instanceof BackendUnavailableException)) {
-                throw new AssertionError(msg("A's attempt whose reply was lost failed with " + failure
+                throw new AssertionError(rig.msg("A's attempt whose reply was lost failed with " + failure
                         + " instead of BackendUnavailableException"), failure);
             }
-            awaitRetry(a, a.requestsSent(), "A's client");
-            healAndExpectFree(a, afterHeal(partition).plus(env().tolerance()), "4.11", "after the partition healed nobody"
+            rig.awaitRetry(a, a.requestsSent(), "A's client");
+            healAndExpectFree(rig, a, rig.afterHeal(partition).plus(rig.env.tolerance()), "4.11", "after the partition healed nobody"
                     + " could acquire: what A's lost-reply acquire wrote was left held (its lease was "
-                    + TestEnvironment.millis(env().longLease()) + ")");
+                    + TestEnvironment.millis(rig.env.longLease()) + ")");
         }
     }
 
@@ -173,29 +176,31 @@ abstract class PartitionRules extends RevocationRules {
      */
     @Test
     @DisplayName("4.12 a blackholed server is unavailable, never busy")
-    public void required_4_12_blackholeIsUnavailableNotBusy() throws InterruptedException {
-        ClientPartition partition = requirePartition();
-        Duration inTime = partition.operationTimeout().plus(env().tolerance());
+    default void required_4_12_blackholeIsUnavailableNotBusy() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        ClientPartition partition = rig.requirePartition();
+        Duration inTime = partition.operationTimeout().plus(rig.env.tolerance());
         try (PartitionedClient a = partition.open()) {
             DistributedLock lock = a.client().lock(rig.name);
             a.blackholeAll();
             long start = System.nanoTime();
-            expectUnavailable(() -> lock.tryAcquire(env().longLease()), "a single attempt on a blackholed server");
+            expectUnavailable(rig, () -> lock.tryAcquire(rig.env.longLease()), "a single attempt on a blackholed server");
             Duration took = TestEnvironment.since(start);
-            assertTrue(took.compareTo(inTime) <= 0, msg("a single attempt on a blackholed server took "
-                    + TestEnvironment.millis(took) + ", more than the operation timeout + tolerance (" + TestEnvironment.millis(inTime) + ")"));
+            assertTrue(took.compareTo(inTime) <= 0, rig.msg("a single attempt on a blackholed server took "
+                    + TestEnvironment.millis(took) + ", more than the operation timeout + tolerance ("
+                    + TestEnvironment.millis(inTime) + ")"));
             Duration single = took;
-            Duration maxWait = env().shortWait();
+            Duration maxWait = rig.env.shortWait();
             start = System.nanoTime();
-            expectUnavailable(() -> lock.tryAcquire(env().longLease(), maxWait), "a waiting acquire on a blackholed server");
+            expectUnavailable(rig, () -> lock.tryAcquire(rig.env.longLease(), maxWait), "a waiting acquire on a blackholed server");
             took = TestEnvironment.since(start);
-            assertTrue(took.compareTo(maxWait.plus(inTime)) <= 0, msg("a waiting acquire of at most "
+            assertTrue(took.compareTo(maxWait.plus(inTime)) <= 0, rig.msg("a waiting acquire of at most "
                     + TestEnvironment.millis(maxWait) + " on a blackholed server took " + TestEnvironment.millis(took)));
-            notes.add("4.12: on a blackholed server a single attempt threw after " + TestEnvironment.millis(single)
+            rig.notes.add("4.12: on a blackholed server a single attempt threw after " + TestEnvironment.millis(single)
                     + ", a waiting acquire of " + TestEnvironment.millis(maxWait) + " after " + TestEnvironment.millis(took)
                     + " (bounds " + TestEnvironment.millis(inTime) + " and " + TestEnvironment.millis(maxWait.plus(inTime)) + ")");
             a.healAll();
-            Lease next = rig.acquireWithin(rig.client(), env().shortLease(), afterHeal(partition).plus(inTime),
+            Lease next = rig.acquireWithin(rig.client(), rig.env.shortLease(), rig.afterHeal(partition).plus(inTime),
                     "after the blackhole healed nobody could acquire: the attempts that went into it left the lock held");
             next.release();
         }
@@ -210,8 +215,8 @@ abstract class PartitionRules extends RevocationRules {
             long start = System.nanoTime();
             Optional<Lease> got = Optional.empty();
             try {
-                got = rig.track(a.client().lock(rig.name + "-majority").tryAcquire(env().longLease()));
-                assertTrue(got.isPresent(), msg("with a majority of its links blackholed and the lock free, a single attempt"
+                got = rig.track(a.client().lock(rig.name + "-majority").tryAcquire(rig.env.longLease()));
+                assertTrue(got.isPresent(), rig.msg("with a majority of its links blackholed and the lock free, a single attempt"
                         + " returned empty: an unreachable majority was reported as contention"));
             } catch (BackendUnavailableException expected) {
                 // the honest answer when no quorum can be reached
@@ -219,7 +224,8 @@ abstract class PartitionRules extends RevocationRules {
             // The attempt is what is bounded; a release through the same links is another call.
             Duration took = TestEnvironment.since(start);
             got.ifPresent(Lease::release);
-            assertTrue(took.compareTo(inTime) <= 0, msg("with a majority blackholed a single attempt took " + TestEnvironment.millis(took)));
+            assertTrue(took.compareTo(inTime) <= 0,
+                    rig.msg("with a majority blackholed a single attempt took " + TestEnvironment.millis(took)));
         }
     }
 
@@ -232,34 +238,31 @@ abstract class PartitionRules extends RevocationRules {
      */
     @Test
     @DisplayName("4.14 an acquire interrupted while its write is in flight leaves nothing held")
-    public void required_4_14_interruptedInFlightLeavesNothingHeld() throws InterruptedException {
-        ClientPartition partition = requirePartition();
+    default void required_4_14_interruptedInFlightLeavesNothingHeld() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        ClientPartition partition = rig.requirePartition();
         try (PartitionedClient a = partition.open()) {
             DistributedLock lock = a.client().lock(rig.name);
             a.blackholeAll();
             long sentBefore = a.requestsSent();
-            Rig.Waiter<Lease> acquirer = rig.start("A", () -> rig.track(lock.acquire(env().longLease())));
-            env().awaitUntil(msg("waiting for A's acquire to be in flight"), a::inFlight);
+            Rig.Waiter<Lease> acquirer = rig.start("A", () -> rig.track(lock.acquire(rig.env.longLease())));
+            rig.env.awaitUntil(rig.msg("waiting for A's acquire to be in flight"), a::inFlight);
             acquirer.thread.interrupt();
-            Throwable failure = rig.failure(acquirer, partition.operationTimeout().plus(env().tolerance()));
+            Throwable failure = rig.failure(acquirer, partition.operationTimeout().plus(rig.env.tolerance()));
             if (!(failure instanceof InterruptedException)) {
-                fail(msg("A's acquire, interrupted while its write was in flight, ended with "
+                fail(rig.msg("A's acquire, interrupted while its write was in flight, ended with "
                         + (failure == null ? "a lease" : failure.toString()) + " instead of InterruptedException"));
             }
             // The frozen path thaws only once A has given up and sent something more (its cleanup):
             // A's write then lands late, as a frozen server's would, racing that cleanup.
-            env().awaitUntil(msg("waiting for A's client to send something after its acquire"),
-                    partition.operationTimeout().plus(env().defaultTimeout()), () -> a.requestsSent() > sentBefore + 1);
-            healAndExpectFree(a, afterHeal(partition).plus(partition.operationTimeout()).plus(env().tolerance()), "4.14",
+            rig.env.awaitUntil(rig.msg("waiting for A's client to send something after its acquire"),
+                    partition.operationTimeout().plus(rig.env.defaultTimeout()), () -> a.requestsSent() > sentBefore + 1);
+            healAndExpectFree(rig, a, rig.afterHeal(partition).plus(partition.operationTimeout()).plus(rig.env.tolerance()), "4.14",
                     "after the path thawed nobody could acquire: A's interrupted acquire, whose write landed late, left the"
                             + " lock held");
         }
     }
 
-    /**
-     * Waits until {@code client} has sent something since {@code sent} (its cleanup, or a reconnect),
-     * so that a removal the partition hid has been attempted before the heal.
-     */
     /**
      * Rule 4.16: a client cut off long enough to lose its lease — and its session, on a session
      * store ({@link ClientPartition#sessionTimeout()}, plus a hand-off's slack) — serves again once the
@@ -272,36 +275,38 @@ abstract class PartitionRules extends RevocationRules {
      */
     @Test
     @DisplayName("4.16 a client cut off until its lease is lost serves again once the partition heals")
-    public void required_4_16_servesAgainAfterALongPartition() throws InterruptedException {
-        ClientPartition partition = requirePartition();
+    default void required_4_16_servesAgainAfterALongPartition() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        ClientPartition partition = rig.requirePartition();
         try (PartitionedClient a = partition.open()) {
-            Lease lease = rig.acquireNow(a.client(), env().shortLease());
+            Lease lease = rig.acquireNow(a.client(), rig.env.shortLease());
             a.dropAll();
             long cut = System.nanoTime();
-            env().awaitUntil(msg("waiting for A's lease to end while A is cut off"), env().defaultTimeout(), () -> !lease.isValid());
+            rig.env.awaitUntil(rig.msg("waiting for A's lease to end while A is cut off"), rig.env.defaultTimeout(),
+                    () -> !lease.isValid());
             // The outage is the fault this rule models, so it sleeps (as rule 4.1's pause does): long
             // enough for the server to end A's session, with a hand-off's slack for its expiry to run.
-            Duration pastSession = partition.sessionTimeout().plus(env().handOffTimeout());
-            Duration outage = pastSession.compareTo(env().defaultTimeout()) > 0 ? pastSession : env().defaultTimeout();
+            Duration pastSession = partition.sessionTimeout().plus(rig.env.handOffTimeout());
+            Duration outage = pastSession.compareTo(rig.env.defaultTimeout()) > 0 ? pastSession : rig.env.defaultTimeout();
             Duration left = outage.minus(TestEnvironment.since(cut));
             if (!left.isNegative()) {
                 Thread.sleep(left.toMillis());
             }
             long healed = System.nanoTime();
             a.healAll();
-            Duration bound = afterHeal(partition).plus(partition.operationTimeout()).plus(env().tolerance());
+            Duration bound = rig.afterHeal(partition).plus(partition.operationTimeout()).plus(rig.env.tolerance());
             DistributedLock other = a.client().lock(rig.name + "-after");
             Optional<Lease> again;
             try {
-                again = rig.track(other.tryAcquire(env().longLease(), bound));
+                again = rig.track(other.tryAcquire(rig.env.longLease(), bound));
             } catch (BackendUnavailableException e) {
-                throw new AssertionError(msg("A could not acquire a free lock within " + TestEnvironment.millis(bound)
+                throw new AssertionError(rig.msg("A could not acquire a free lock within " + TestEnvironment.millis(bound)
                         + " of the heal, after a cut of " + TestEnvironment.millis(outage) + ": " + e.getMessage()), e);
             }
-            assertTrue(again.isPresent(), msg("A's acquire of a free lock came back empty (contention) "
+            assertTrue(again.isPresent(), rig.msg("A's acquire of a free lock came back empty (contention) "
                     + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal, after a cut of "
                     + TestEnvironment.millis(outage) + ": the client does not serve again"));
-            notes.add("4.16: served again " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after a cut of "
+            rig.notes.add("4.16: served again " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after a cut of "
                     + TestEnvironment.millis(outage));
             again.get().release();
         }
@@ -320,8 +325,9 @@ abstract class PartitionRules extends RevocationRules {
      */
     @Test
     @DisplayName("4.17 writes held by one node's link and delivered late take nothing after the release")
-    public void required_4_17_lateCopiesOfReleasedRequestsTakeNothing() throws InterruptedException {
-        ClientPartition partition = requirePartition();
+    default void required_4_17_lateCopiesOfReleasedRequestsTakeNothing() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        ClientPartition partition = rig.requirePartition();
         try (PartitionedClient a = partition.open()) {
             List<ClientLink> links = a.links();
             assumeTrue(links.size() > 1, () -> VerdictExtension.DOES_NOT_APPLY + "backend '" + rig.backend().scheme()
@@ -334,32 +340,32 @@ abstract class PartitionRules extends RevocationRules {
             for (int i = 0; i < rounds; i++) {
                 Optional<Lease> lease;
                 try {
-                    lease = rig.track(a.client().lock(rig.name + "-" + i).tryAcquire(env().longLease(),
-                            env().defaultTimeout().plus(partition.operationTimeout())));
+                    lease = rig.track(a.client().lock(rig.name + "-" + i).tryAcquire(rig.env.longLease(),
+                            rig.env.defaultTimeout().plus(partition.operationTimeout())));
                 } catch (BackendUnavailableException e) {
                     continue; // no way around the held link this time: nothing was granted
                 }
-                assertTrue(lease.isPresent(), msg("A's acquire of a free lock came back empty with one of "
+                assertTrue(lease.isPresent(), rig.msg("A's acquire of a free lock came back empty with one of "
                         + links.size() + " links holding its bytes"));
                 granted++;
                 lease.get().release();
             }
-            assertTrue(granted > 0, msg("A was never granted a free lock with one of " + links.size()
+            assertTrue(granted > 0, rig.msg("A was never granted a free lock with one of " + links.size()
                     + " links holding its bytes: the other nodes did not serve it"));
             links.get(0).heal();
             long healed = System.nanoTime();
-            env().awaitUntil(msg("waiting for the held bytes to reach the node"), env().defaultTimeout(),
+            rig.env.awaitUntil(rig.msg("waiting for the held bytes to reach the node"), rig.env.defaultTimeout(),
                     () -> !links.get(0).inFlight());
-            Duration bound = afterHeal(partition).plus(partition.operationTimeout()).plus(env().tolerance());
+            Duration bound = rig.afterHeal(partition).plus(partition.operationTimeout()).plus(rig.env.tolerance());
             LockClient b = rig.client();
             for (int i = 0; i < rounds; i++) {
-                Optional<Lease> free = rig.track(b.lock(rig.name + "-" + i).tryAcquire(env().shortLease(), bound));
-                assertTrue(free.isPresent(), msg("after A's held requests arrived late, nobody could acquire lock " + i
+                Optional<Lease> free = rig.track(b.lock(rig.name + "-" + i).tryAcquire(rig.env.shortLease(), bound));
+                assertTrue(free.isPresent(), rig.msg("after A's held requests arrived late, nobody could acquire lock " + i
                         + " of " + rounds + ", which A had released, within " + TestEnvironment.millis(bound)
                         + ": a late copy of A's acquire took it"));
                 free.get().release();
             }
-            notes.add("4.17: A was granted " + granted + " of " + rounds + " free locks while one link held its bytes for "
+            rig.notes.add("4.17: A was granted " + granted + " of " + rounds + " free locks while one link held its bytes for "
                     + TestEnvironment.millis(Duration.ofNanos(healed - held)) + "; every lock was free "
                     + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal");
         }
@@ -375,8 +381,9 @@ abstract class PartitionRules extends RevocationRules {
      */
     @Test
     @DisplayName("4.18 a grant that arrives after its validity is unavailable, never busy, and is given back")
-    public void required_4_18_lateGrantIsUnavailableNotBusy() throws InterruptedException {
-        ClientPartition partition = requirePartition();
+    default void required_4_18_lateGrantIsUnavailableNotBusy() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        ClientPartition partition = rig.requirePartition();
         // A lease a quarter of the operation timeout: its reply is held past the lease and delivered
         // well before the client would give up on it.
         Duration lease = partition.operationTimeout().dividedBy(4);
@@ -389,7 +396,7 @@ abstract class PartitionRules extends RevocationRules {
             a.holdAllReplies();
             long start = System.nanoTime();
             Rig.Waiter<Optional<Lease>> attempt = rig.start("A", () -> rig.track(lock.tryAcquire(lease)));
-            env().awaitUntil(msg("waiting for A's request to reach the server (its reply held back)"), a::inFlight);
+            rig.env.awaitUntil(rig.msg("waiting for A's request to reach the server (its reply held back)"), a::inFlight);
             // The slow reply is the fault this rule models, so it sleeps (as rule 4.1's pause does):
             // until the lease time of A's attempt has passed since it was sent.
             Duration left = hold.minus(TestEnvironment.since(start));
@@ -397,69 +404,47 @@ abstract class PartitionRules extends RevocationRules {
                 Thread.sleep(left.toMillis());
             }
             a.healAll();
-            Throwable failure = rig.failure(attempt, partition.operationTimeout().plus(env().tolerance()));
+            Throwable failure = rig.failure(attempt, partition.operationTimeout().plus(rig.env.tolerance()));
             if (failure == null) {
                 Optional<Lease> result = attempt.result.join();
-                fail(msg("A's single attempt, whose reply was held for " + TestEnvironment.millis(hold) + " (its lease: "
+                fail(rig.msg("A's single attempt, whose reply was held for " + TestEnvironment.millis(hold) + " (its lease: "
                         + TestEnvironment.millis(lease) + "), returned " + (result.isPresent() ? "a lease, valid: "
                         + result.get().isValid() : "empty (contention) although the lock was free: a grant that arrived after its"
                         + " validity was reported as busy") + "; it must be a BackendUnavailableException"));
             }
             if (!(failure instanceof BackendUnavailableException)) {
-                throw new AssertionError(msg("A's attempt whose grant arrived late failed with " + failure
+                throw new AssertionError(rig.msg("A's attempt whose grant arrived late failed with " + failure
                         + " instead of BackendUnavailableException"), failure);
             }
-            notes.add("4.18: reply held " + TestEnvironment.millis(hold) + " on a lease of " + TestEnvironment.millis(lease)
+            rig.notes.add("4.18: reply held " + TestEnvironment.millis(hold) + " on a lease of " + TestEnvironment.millis(lease)
                     + ": " + failure.getMessage());
-            Lease next = rig.acquireWithin(rig.client(), env().shortLease(), afterHeal(partition).plus(env().tolerance()),
+            Lease next = rig.acquireWithin(rig.client(), rig.env.shortLease(), rig.afterHeal(partition).plus(rig.env.tolerance()),
                     "after A's late grant nobody could acquire: it was not given back");
             next.release();
         }
     }
 
-    void awaitRetry(PartitionedClient client, long sent, String whose) {
-        env().awaitUntil(msg("waiting for " + whose + " to try the server again while cut off"),
-                partition().operationTimeout().plus(env().defaultTimeout()), () -> client.requestsSent() > sent);
-    }
-
-    private ClientPartition partition() {
-        return clientPartition().orElseThrow();
-    }
-
     /** Heals {@code client}'s links; a fresh client must then get the lock within {@code bound}. */
-    private void healAndExpectFree(PartitionedClient client, Duration bound, String rule, String why) throws InterruptedException {
+    private static void healAndExpectFree(Rig rig, PartitionedClient client, Duration bound, String rule, String why)
+            throws InterruptedException {
         long healed = System.nanoTime();
         client.healAll();
-        Lease next = rig.acquireWithin(rig.client(), env().shortLease(), bound, why);
-        notes.add(rule + ": the lock was free " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal");
+        Lease next = rig.acquireWithin(rig.client(), rig.env.shortLease(), bound, why);
+        rig.notes.add(rule + ": the lock was free " + TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal");
         next.release();
     }
 
-    /** How long after a heal the lock may take to be free: the hand-off bound plus the client's reconnect. */
-    Duration afterHeal(ClientPartition partition) {
-        return env().handOffTimeout().plus(partition.reconnect());
-    }
-
-    private void expectUnavailable(Rig.Action<Optional<Lease>> action, String what) {
+    private static void expectUnavailable(Rig rig, Rig.Action<Optional<Lease>> action, String what) {
         try {
             Optional<Lease> result = rig.track(action.run());
-            fail(msg(what + " returned " + (result.isPresent() ? "a lease" : "empty (contention)")
+            fail(rig.msg(what + " returned " + (result.isPresent() ? "a lease" : "empty (contention)")
                     + " instead of throwing BackendUnavailableException"));
         } catch (BackendUnavailableException expected) {
-            assertTrue(expected.endpoint() != null && !expected.endpoint().isBlank(), msg("the exception names no endpoint"));
+            assertTrue(expected.endpoint() != null && !expected.endpoint().isBlank(), rig.msg("the exception names no endpoint"));
         } catch (AssertionError e) {
             throw e;
         } catch (Exception e) {
-            throw new AssertionError(msg(what + " failed with " + e + " instead of BackendUnavailableException"), e);
+            throw new AssertionError(rig.msg(what + " failed with " + e + " instead of BackendUnavailableException"), e);
         }
-    }
-
-    /** The partition hook, which every verification must supply. */
-    ClientPartition requirePartition() {
-        Optional<ClientPartition> hook = clientPartition();
-        assertTrue(hook.isPresent(), msg("the verification of backend '" + rig.backend().scheme() + "' supplies no"
-                + " clientPartition(): every backend can be cut off from its clients, and must show that it neither"
-                + " forgets a removal nor reports an unreachable server as busy (FaultProxy.partitionedClient builds one)"));
-        return hook.get();
     }
 }

@@ -25,17 +25,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Group 3 of {@code lock-tck/SPEC.md}, renewal: {@code extend}, {@code autoRenew}, renewal ending at
- * release, loss notification, and extending an ended lease. A link of the chain that ends in
- * {@link LockVerification} (see {@link VerificationSupport}).
+ * release, loss notification, and extending an ended lease.
+ * A rule group of {@link LockVerification} (see {@link RuleGroup}).
  */
-abstract class RenewalRules extends LivenessRules {
+interface RenewalRules extends RuleGroup {
 
     /** Rule 3.1 (see SPEC.md). */
     @Test
     @DisplayName("3.1 extend prolongs the lease")
-    public void required_3_1_extendProlongsLease() {
-        requireFeature(Feature.LEASE_EXTENSION);
-        Duration leaseTime = env().shortLease();
+    default void required_3_1_extendProlongsLease() {
+        Rig rig = Rig.of(this);
+        rig.requireFeature(Feature.LEASE_EXTENSION);
+        Duration leaseTime = rig.env.shortLease();
         long beforeA = System.nanoTime();
         Lease lease = rig.acquireNow(rig.client(), leaseTime);
         long originalEnd = beforeA + leaseTime.toNanos();
@@ -44,51 +45,52 @@ abstract class RenewalRules extends LivenessRules {
 
         Duration extended = leaseTime.multipliedBy(3);
         long extendStart = System.nanoTime();
-        assertTrue(lease.extend(extended), msg("extend of a held, valid lease returned false"));
+        assertTrue(lease.extend(extended), rig.msg("extend of a held, valid lease returned false"));
         Duration after = lease.remaining();
-        assertTrue(after.compareTo(extended) <= 0, msg("remaining() " + after + " exceeds the new lease time " + extended));
-        assertTrue(after.compareTo(before) > 0, msg("remaining() was not recomputed by extend: " + before + " then " + after));
+        assertTrue(after.compareTo(extended) <= 0, rig.msg("remaining() " + after + " exceeds the new lease time " + extended));
+        assertTrue(after.compareTo(before) > 0, rig.msg("remaining() was not recomputed by extend: " + before + " then " + after));
 
         // Valid until the new end, less the tolerance for the extension's own round trip and the
         // drift allowance: checked at every look until then (a probe on a loaded server can end
         // past the new end, where the lease may rightly be over).
-        long mustBeValidUntil = extendStart + extended.toNanos() - env().tolerance().toNanos();
-        env().assertHoldsUntil(msg("no other client acquires past the original end of an extended lease"),
-                originalEnd + env().tolerance().toNanos(),
+        long mustBeValidUntil = extendStart + extended.toNanos() - rig.env.tolerance().toNanos();
+        rig.env.assertHoldsUntil(rig.msg("no other client acquires past the original end of an extended lease"),
+                originalEnd + rig.env.tolerance().toNanos(),
                 () -> {
                     boolean valid = lease.isValid();
                     assertTrue(valid || System.nanoTime() - mustBeValidUntil >= 0,
-                            msg("the extended lease turned invalid before its new end"));
+                            rig.msg("the extended lease turned invalid before its new end"));
                     return rig.track(probe.tryAcquire(leaseTime)).isEmpty();
                 });
         assertTrue(lease.isValid() || System.nanoTime() - mustBeValidUntil >= 0,
-                msg("the extended lease turned invalid before its new end"));
+                rig.msg("the extended lease turned invalid before its new end"));
         lease.release();
-        assertTrue(rig.track(probe.tryAcquire(leaseTime)).isPresent(), msg("after release, another client could not acquire"));
+        assertTrue(rig.track(probe.tryAcquire(leaseTime)).isPresent(), rig.msg("after release, another client could not acquire"));
     }
 
     /** Rule 3.2 (see SPEC.md). */
     @Test
     @DisplayName("3.2 autoRenew keeps the lease across many lease times")
-    public void required_3_2_autoRenewKeepsLease() {
-        requireFeature(Feature.AUTO_RENEWAL);
-        Duration leaseTime = env().shortLease();
+    default void required_3_2_autoRenewKeepsLease() {
+        Rig rig = Rig.of(this);
+        rig.requireFeature(Feature.AUTO_RENEWAL);
+        Duration leaseTime = rig.env.shortLease();
         Lease lease = rig.acquireNow(rig.client(), leaseTime).autoRenew();
         DistributedLock probe = rig.client().lock(rig.name);
         CompletableFuture<Lease.LossReason> lost = lease.lost().toCompletableFuture();
 
         long start = System.nanoTime();
-        env().assertHoldsFor(msg("an auto-renewed lease stays valid and exclusive for 5 lease times"),
+        rig.env.assertHoldsFor(rig.msg("an auto-renewed lease stays valid and exclusive for 5 lease times"),
                 leaseTime.multipliedBy(5), () -> {
                     String after = " after " + TestEnvironment.millis(TestEnvironment.since(start));
-                    assertTrue(lease.isValid(), msg("the auto-renewed lease turned invalid" + after));
-                    assertFalse(lost.isDone(), msg("lost() of the auto-renewed lease completed" + after));
+                    assertTrue(lease.isValid(), rig.msg("the auto-renewed lease turned invalid" + after));
+                    assertFalse(lost.isDone(), rig.msg("lost() of the auto-renewed lease completed" + after));
                     assertTrue(lease.remaining().compareTo(leaseTime) <= 0,
-                            msg("remaining() " + lease.remaining() + " exceeds the lease time " + leaseTime + after));
+                            rig.msg("remaining() " + lease.remaining() + " exceeds the lease time " + leaseTime + after));
                     return rig.track(probe.tryAcquire(leaseTime)).isEmpty();
                 });
         lease.release();
-        assertTrue(rig.track(probe.tryAcquire(leaseTime)).isPresent(), msg("after release, another client could not acquire"));
+        assertTrue(rig.track(probe.tryAcquire(leaseTime)).isPresent(), rig.msg("after release, another client could not acquire"));
     }
 
     /**
@@ -98,34 +100,35 @@ abstract class RenewalRules extends LivenessRules {
      */
     @Test
     @DisplayName("3.3 renewal stops after release")
-    public void required_3_3_renewalStopsAfterRelease() throws InterruptedException {
-        requireFeature(Feature.AUTO_RENEWAL);
-        Duration leaseTime = env().shortLease();
+    default void required_3_3_renewalStopsAfterRelease() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        rig.requireFeature(Feature.AUTO_RENEWAL);
+        Duration leaseTime = rig.env.shortLease();
         Lease leaseA = rig.acquireNow(rig.client(), leaseTime).autoRenew();
-        env().assertHoldsFor(msg("an auto-renewed lease stays valid past its lease time"), leaseTime.multipliedBy(2),
+        rig.env.assertHoldsFor(rig.msg("an auto-renewed lease stays valid past its lease time"), leaseTime.multipliedBy(2),
                 leaseA::isValid);
         leaseA.release();
 
         LockClient b = rig.client();
         long beforeB = System.nanoTime();
         Lease leaseB = rig.track(b.lock(rig.name).tryAcquire(leaseTime)).orElseThrow(() -> new AssertionError(
-                msg("right after A released its auto-renewed lease, a single attempt of B found the lock held")));
+                rig.msg("right after A released its auto-renewed lease, a single attempt of B found the lock held")));
         long promiseB = System.nanoTime() + leaseB.remaining().toNanos();
         DistributedLock probe = rig.client().lock(rig.name);
         List<Lease> probed = new CopyOnWriteArrayList<>();
-        env().assertHoldsUntil(msg("nobody else acquires while B's lease is valid"), promiseB, () -> {
+        rig.env.assertHoldsUntil(rig.msg("nobody else acquires while B's lease is valid"), promiseB, () -> {
             Optional<Lease> got = rig.track(probe.tryAcquire(leaseTime));
             got.ifPresent(probed::add); // legitimate only if the probe ended after B's validity
             return got.isEmpty();
         });
 
         Optional<Lease> after = probed.isEmpty()
-                ? rig.track(probe.tryAcquire(leaseTime, env().handOffTimeout()))
+                ? rig.track(probe.tryAcquire(leaseTime, rig.env.handOffTimeout()))
                 : Optional.of(probed.get(0));
-        assertTrue(after.isPresent(), msg("B's lease of " + TestEnvironment.millis(leaseTime) + " was still held "
+        assertTrue(after.isPresent(), rig.msg("B's lease of " + TestEnvironment.millis(leaseTime) + " was still held "
                 + TestEnvironment.millis(TestEnvironment.since(beforeB)) + " after B acquired it:"
                 + " something kept it held (A's renewal running on after release? a leftover request?)"));
-        assertFalse(leaseA.lost().toCompletableFuture().isDone(), msg("lost() of a released lease completed"));
+        assertFalse(leaseA.lost().toCompletableFuture().isDone(), rig.msg("lost() of a released lease completed"));
     }
 
     /**
@@ -135,9 +138,10 @@ abstract class RenewalRules extends LivenessRules {
      */
     @Test
     @DisplayName("3.4 loss is signalled, and only for leases that were not released")
-    public void required_3_4_lossIsSignalled() throws InterruptedException {
-        requireFeature(Feature.LOSS_NOTIFICATION);
-        Duration leaseTime = env().shortLease();
+    default void required_3_4_lossIsSignalled() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        rig.requireFeature(Feature.LOSS_NOTIFICATION);
+        Duration leaseTime = rig.env.shortLease();
         LockClient a = rig.client();
         long beforeA = System.nanoTime();
         Lease lease = rig.acquireNow(a, leaseTime);
@@ -148,24 +152,24 @@ abstract class RenewalRules extends LivenessRules {
 
         Lease.LossReason reason;
         try {
-            reason = lost.get(leaseTime.plus(env().defaultTimeout()).toNanos(), TimeUnit.NANOSECONDS);
+            reason = lost.get(leaseTime.plus(rig.env.defaultTimeout()).toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
-            throw new AssertionError(msg("lost() did not complete for a lease that was neither released nor renewed"), e);
+            throw new AssertionError(rig.msg("lost() did not complete for a lease that was neither released nor renewed"), e);
         } catch (ExecutionException e) {
-            throw new AssertionError(msg("lost() completed exceptionally"), e.getCause());
+            throw new AssertionError(rig.msg("lost() completed exceptionally"), e.getCause());
         }
-        assertEquals(Lease.LossReason.EXPIRED, reason, msg("a lease that simply ran out was lost for another reason"));
-        assertTrue(lostAt.get() - promise >= 0, msg("lost() completed before the lease's validity passed"));
+        assertEquals(Lease.LossReason.EXPIRED, reason, rig.msg("a lease that simply ran out was lost for another reason"));
+        assertTrue(lostAt.get() - promise >= 0, rig.msg("lost() completed before the lease's validity passed"));
         Duration late = Duration.ofNanos(lostAt.get() - beforeA).minus(leaseTime);
-        assertTrue(late.compareTo(env().tolerance()) <= 0, msg("lost() completed " + TestEnvironment.millis(late)
-                + " after the lease time ended; at most " + TestEnvironment.millis(env().tolerance())));
-        assertFalse(lease.isValid(), msg("a lost lease reports isValid() == true"));
+        assertTrue(late.compareTo(rig.env.tolerance()) <= 0, rig.msg("lost() completed " + TestEnvironment.millis(late)
+                + " after the lease time ended; at most " + TestEnvironment.millis(rig.env.tolerance())));
+        assertFalse(lease.isValid(), rig.msg("a lost lease reports isValid() == true"));
 
         // Another name: the server may hold the lost lease for the drift allowance after lost() completed.
         Lease released = rig.acquireNow(a, rig.name + "-released", leaseTime);
         CompletableFuture<Lease.LossReason> releasedLost = released.lost().toCompletableFuture();
         released.release();
-        env().assertHoldsFor(msg("lost() of a released lease never completes"), leaseTime.plus(env().tolerance()),
+        rig.env.assertHoldsFor(rig.msg("lost() of a released lease never completes"), leaseTime.plus(rig.env.tolerance()),
                 () -> !releasedLost.isDone());
     }
 
@@ -176,28 +180,29 @@ abstract class RenewalRules extends LivenessRules {
      */
     @Test
     @DisplayName("3.5 extend fails after expiry, and throws after release")
-    public void required_3_5_extendAfterEnd() throws InterruptedException {
-        requireFeature(Feature.LEASE_EXTENSION);
+    default void required_3_5_extendAfterEnd() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        rig.requireFeature(Feature.LEASE_EXTENSION);
         LockClient a = rig.client();
-        Lease expired = rig.acquireNow(a, env().shortLease());
+        Lease expired = rig.acquireNow(a, rig.env.shortLease());
         rig.awaitInvalid(expired, "A's");
-        Lease other = rig.acquireWithin(rig.client(), env().longLease(), env().defaultTimeout(),
+        Lease other = rig.acquireWithin(rig.client(), rig.env.longLease(), rig.env.defaultTimeout(),
                 "B could not acquire after A's lease expired");
-        assertFalse(expired.extend(env().shortLease()), msg("extend of an expired lease, since granted to B, returned true"));
-        assertFalse(expired.isValid(), msg("an expired lease reports isValid() == true after a failed extend"));
+        assertFalse(expired.extend(rig.env.shortLease()), rig.msg("extend of an expired lease, since granted to B, returned true"));
+        assertFalse(expired.isValid(), rig.msg("an expired lease reports isValid() == true after a failed extend"));
         if (rig.backend().has(Feature.LOSS_NOTIFICATION)) {
-            env().awaitUntil(msg("waiting for lost() of an expired lease whose extend failed to complete"), env().tolerance(),
+            rig.env.awaitUntil(rig.msg("waiting for lost() of an expired lease whose extend failed to complete"), rig.env.tolerance(),
                     () -> expired.lost().toCompletableFuture().isDone());
         }
         other.release();
 
-        Lease released = rig.acquireNow(a, env().shortLease());
+        Lease released = rig.acquireNow(a, rig.env.shortLease());
         released.release();
-        assertThrows(IllegalStateException.class, () -> released.extend(env().shortLease()),
-                msg("extend of a released lease must throw IllegalStateException"));
+        assertThrows(IllegalStateException.class, () -> released.extend(rig.env.shortLease()),
+                rig.msg("extend of a released lease must throw IllegalStateException"));
         if (rig.backend().has(Feature.AUTO_RENEWAL)) {
             assertThrows(IllegalStateException.class, released::autoRenew,
-                    msg("autoRenew of a released lease must throw IllegalStateException"));
+                    rig.msg("autoRenew of a released lease must throw IllegalStateException"));
         }
     }
 }

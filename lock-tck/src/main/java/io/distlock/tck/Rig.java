@@ -1,6 +1,7 @@
 package io.distlock.tck;
 
 import io.distlock.BackendDescriptor;
+import io.distlock.Feature;
 import io.distlock.LockClient;
 import io.distlock.Lease;
 
@@ -8,40 +9,61 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Supplier;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What one rule's test owns: its environment, its lock name, and every client, lease and thread
- * it creates, all closed by {@link #close()} so that no test leaks into the next.
+ * it creates, all closed by {@link #close()} so that no test leaks into the next; what it leaves for
+ * the verdict; and the verification's hooks, with the checks that more than one {@link RuleGroup}
+ * makes on them. A rule reaches its rig with {@link #of(RuleGroup) Rig.of(this)}.
  */
 final class Rig implements AutoCloseable {
 
     final TestEnvironment env;
     final String rule;
     final String name;
+    /** The verification under test: its hooks, which are protected, are within reach of the package's rules. */
+    final LockVerification hooks;
+    /** Expected weaknesses a passing rule found (4.1: an efficiency lock's stale write), for the verdict. */
+    final List<String> findings = new CopyOnWriteArrayList<>();
+    /** What a passing rule measured (the size of a contention history), for the verdict. */
+    final List<String> notes = new CopyOnWriteArrayList<>();
 
-    private final Supplier<LockClient> factory;
     private final List<LockClient> clients = new CopyOnWriteArrayList<>();
     private final List<Lease> leases = new CopyOnWriteArrayList<>();
     private final List<Waiter<?>> waiters = new CopyOnWriteArrayList<>();
     private final List<ChildClient> children = new CopyOnWriteArrayList<>();
     private volatile BackendDescriptor descriptor;
 
-    Rig(TestEnvironment env, String rule, String name, Supplier<LockClient> factory) {
+    Rig(LockVerification hooks, TestEnvironment env, String rule, String name) {
+        this.hooks = hooks;
         this.env = env;
         this.rule = rule;
         this.name = name;
-        this.factory = factory;
+    }
+
+    /**
+     * The running rule's rig. Every rule group is implemented by {@link LockVerification} alone (they are
+     * package-private), which opens a rig before each rule; an accessor on the groups would be public.
+     *
+     * @param group the verification running the rule ({@code this} in a rule)
+     * @return its rig
+     */
+    static Rig of(RuleGroup group) {
+        return Objects.requireNonNull(((LockVerification) group).rig, "no rule is running: LockVerification.openRule opens one");
     }
 
     /** @return a fresh client (one "process"), closed after the rule */
     LockClient client() {
-        LockClient client = Objects.requireNonNull(factory.get(), "newClient() returned null");
+        LockClient client = Objects.requireNonNull(hooks.newClient(), "newClient() returned null");
         clients.add(client);
         if (descriptor == null) {
             descriptor = Objects.requireNonNull(client.backend(), "LockClient.backend() returned null");
@@ -91,6 +113,74 @@ final class Rig implements AutoCloseable {
         return "[" + rule + "] " + text;
     }
 
+    /** Skips the rule, naming the feature, unless the backend declares {@code feature}. */
+    void requireFeature(Feature feature) {
+        BackendDescriptor backend = backend();
+        assumeTrue(backend.has(feature), () -> "skipped: backend '" + backend.scheme() + "' lacks feature " + feature);
+    }
+
+    /**
+     * Starts a client in a child JVM from the {@code separateProcess()} hook, which every verification
+     * must supply; it is ended after the rule.
+     *
+     * @param label what the rule calls the client
+     * @return the child, starting (it connects when first used)
+     * @throws AssertionError if the hook is absent, naming it
+     */
+    ChildClient launchSeparateProcess(String label) {
+        SeparateProcess how = required(hooks.separateProcess(), "separateProcess(): every backend can be used from two"
+                + " processes, and a fencing token must increase across them (one that increases only within a JVM passes"
+                + " every rule whose clients share one)");
+        return launch(how, label);
+    }
+
+    /** The revocation hook, which every verification must supply. */
+    LeaseRevocation requireRevocation() {
+        return required(hooks.leaseRevocation(), "leaseRevocation(): every backend can lose a lock on the server (an"
+                + " operator, an eviction, a session expiry) and must show what its holder then does");
+    }
+
+    /** The partition hook, which every verification must supply. */
+    ClientPartition requirePartition() {
+        return required(hooks.clientPartition(), "clientPartition(): every backend can be cut off from its clients, and"
+                + " must show that it neither forgets a removal nor reports an unreachable server as busy"
+                + " (FaultProxy.partitionedClient builds one)");
+    }
+
+    /** A hook every verification must supply: without it the rule fails, naming the hook and why it is needed. */
+    private <T> T required(Optional<T> hook, String hookAndWhy) {
+        assertTrue(hook.isPresent(), msg("the verification of backend '" + backend().scheme() + "' supplies no " + hookAndWhy));
+        return hook.get();
+    }
+
+    /** How long after a heal the lock may take to be free: the hand-off bound plus the client's reconnect. */
+    Duration afterHeal(ClientPartition partition) {
+        return env.handOffTimeout().plus(partition.reconnect());
+    }
+
+    /**
+     * Waits until {@code client} has sent something since {@code sent} (its cleanup, or a reconnect),
+     * so that a removal the partition hid has been attempted before the heal.
+     */
+    void awaitRetry(PartitionedClient client, long sent, String whose) {
+        env.awaitUntil(msg("waiting for " + whose + " to try the server again while cut off"),
+                requirePartition().operationTimeout().plus(env.defaultTimeout()), () -> client.requestsSent() > sent);
+    }
+
+    /** The lease's fencing token; fails naming it if a backend declaring FENCING_TOKENS gave none. */
+    long token(Lease lease) {
+        OptionalLong token = lease.fencingToken();
+        assertTrue(token.isPresent(), msg("a lease of a backend declaring FENCING_TOKENS has no fencing token"));
+        return token.getAsLong();
+    }
+
+    /** The fencing token of a grant to a client in a separate process; fails naming it if there is none. */
+    long token(ChildClient.Grant grant, ChildClient child) {
+        assertTrue(grant.token().isPresent(), msg("a lease of a backend declaring FENCING_TOKENS has no fencing token"
+                + " (granted to " + child.label() + ")"));
+        return grant.token().getAsLong();
+    }
+
     /** A single attempt on the rule's lock, which the caller expects to be free. */
     Lease acquireNow(LockClient client, Duration leaseTime) {
         return acquireNow(client, name, leaseTime);
@@ -122,6 +212,12 @@ final class Rig implements AutoCloseable {
     @FunctionalInterface
     interface Action<T> {
         T run() throws Exception;
+    }
+
+    /** A call on the rule's own thread that may block until interrupted. */
+    @FunctionalInterface
+    interface Call<T> {
+        T call() throws InterruptedException;
     }
 
     /** A thread running one action, with its outcome and the moment it finished. */

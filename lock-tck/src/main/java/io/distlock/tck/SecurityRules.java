@@ -31,28 +31,35 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Group 6 of {@code lock-tck/SPEC.md}, security: wrong credentials, a principal without rights, an
  * untrusted server certificate, and no secret anywhere. Each rule needs a part of the
- * {@link Security} hook and is skipped by name ("not run") without it. The last link of the chain
- * before {@link LockVerification} (see {@link VerificationSupport}).
+ * {@link Security} hook and is skipped by name ("not run") without it.
+ * A rule group of {@link LockVerification} (see {@link RuleGroup}).
  */
-abstract class SecurityRules extends InputRules {
+interface SecurityRules extends RuleGroup {
 
-    /** What rule 6.4 collects from the rules of group 6 besides the logs: exception texts, toString()s. */
-    private static final List<String> SEEN = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-    /** Rule 6.1 (see SPEC.md). */
+    /**
+     * Rule 6.1 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
     @Test
     @DisplayName("6.1 a wrong password is an authentication error, at once, not unavailable")
-    public void required_6_1_wrongPassword() throws InterruptedException {
-        Supplier<LockClient> connector = part(Security::wrongPassword, "wrongPassword()");
-        refusedIdentity(connector, "a client with a wrong password", "the wrong password was accepted");
+    default void required_6_1_wrongPassword() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        Supplier<LockClient> connector = part(rig, Security::wrongPassword, "wrongPassword()");
+        refusedIdentity(rig, connector, "a client with a wrong password", "the wrong password was accepted");
     }
 
-    /** Rule 6.3 (see SPEC.md). */
+    /**
+     * Rule 6.3 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
     @Test
     @DisplayName("6.3 a server certificate the client does not trust is refused")
-    public void required_6_3_untrustedServer() throws InterruptedException {
-        Supplier<LockClient> connector = part(Security::untrustedServer, "untrustedServer()");
-        refusedIdentity(connector, "a client that does not trust the server's certificate",
+    default void required_6_3_untrustedServer() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        Supplier<LockClient> connector = part(rig, Security::untrustedServer, "untrustedServer()");
+        refusedIdentity(rig, connector, "a client that does not trust the server's certificate",
                 "the client accepted a server whose certificate it does not trust");
     }
 
@@ -61,17 +68,17 @@ abstract class SecurityRules extends InputRules {
      * must be an AuthenticationException, from the connect or the first attempt, well before the wait
      * would end (no retry loop); afterwards a good client takes the lock at once.
      */
-    private void refusedIdentity(Supplier<LockClient> connector, String who, String accepted) throws InterruptedException {
+    private static void refusedIdentity(Rig rig, Supplier<LockClient> connector, String who, String accepted) throws InterruptedException {
         rig.backend(); // the verdict names the backend even if no good client connects before the refusal
-        Duration longWait = env().longLease();
+        Duration longWait = rig.env.longLease();
         long start = System.nanoTime();
         Throwable refusal = null;
         try {
             LockClient client = rig.track(connector.get());
             DistributedLock lock = client.lock(rig.name);
             try {
-                Optional<Lease> single = rig.track(lock.tryAcquire(env().shortLease()));
-                fail(msg(accepted + ": " + who + " " + (single.isPresent() ? "was granted the lock" : "was told the lock is busy")));
+                Optional<Lease> single = rig.track(lock.tryAcquire(rig.env.shortLease()));
+                fail(rig.msg(accepted + ": " + who + " " + (single.isPresent() ? "was granted the lock" : "was told the lock is busy")));
             } catch (RuntimeException e) {
                 refusal = e;
             }
@@ -81,16 +88,16 @@ abstract class SecurityRules extends InputRules {
                 long waitStart = System.nanoTime();
                 Throwable waiting = null;
                 try {
-                    Optional<Lease> lease = rig.track(lock.tryAcquire(env().shortLease(), longWait));
-                    fail(msg(accepted + ": a waiting attempt of " + who + " returned " + lease));
+                    Optional<Lease> lease = rig.track(lock.tryAcquire(rig.env.shortLease(), longWait));
+                    fail(rig.msg(accepted + ": a waiting attempt of " + who + " returned " + lease));
                 } catch (RuntimeException e) {
                     waiting = e;
                 }
                 saw(waiting);
                 Duration took = TestEnvironment.since(waitStart);
-                assertTrue(waiting instanceof AuthenticationException, msg("a waiting attempt of " + who
+                assertTrue(waiting instanceof AuthenticationException, rig.msg("a waiting attempt of " + who
                         + " threw " + waiting + " instead of AuthenticationException"));
-                assertTrue(took.compareTo(env().defaultTimeout()) < 0, msg("a waiting attempt (maxWait "
+                assertTrue(took.compareTo(rig.env.defaultTimeout()) < 0, rig.msg("a waiting attempt (maxWait "
                         + TestEnvironment.millis(longWait) + ") of " + who + " took " + TestEnvironment.millis(took)
                         + " to fail: the refusal was retried as if the server were unavailable"));
             }
@@ -102,16 +109,16 @@ abstract class SecurityRules extends InputRules {
             saw(refusal);
         }
         Duration took = TestEnvironment.since(start);
-        assertFalse(refusal instanceof BackendUnavailableException, msg(who + " was reported as unavailable, not refused: "
-                + masked(refusal)));
-        assertTrue(refusal instanceof AuthenticationException, msg(who + " threw " + masked(refusal)
+        assertFalse(refusal instanceof BackendUnavailableException, rig.msg(who + " was reported as unavailable, not refused: "
+                + masked(rig, refusal)));
+        assertTrue(refusal instanceof AuthenticationException, rig.msg(who + " threw " + masked(rig, refusal)
                 + " instead of io.distlock.AuthenticationException"));
         AuthenticationException e = (AuthenticationException) refusal;
-        assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), msg("the AuthenticationException has no message"));
-        assertTrue(e.endpoint() != null && !e.endpoint().isBlank(), msg("the AuthenticationException names no endpoint"));
-        assertNoSecretIn(e, "the AuthenticationException");
-        notes.add("refused in " + TestEnvironment.millis(took) + ": " + masked(e));
-        Lease lease = rig.acquireNow(rig.client(), env().shortLease());
+        assertTrue(e.getMessage() != null && !e.getMessage().isBlank(), rig.msg("the AuthenticationException has no message"));
+        assertTrue(e.endpoint() != null && !e.endpoint().isBlank(), rig.msg("the AuthenticationException names no endpoint"));
+        assertNoSecretIn(rig, e, "the AuthenticationException");
+        rig.notes.add("refused in " + TestEnvironment.millis(took) + ": " + masked(rig, e));
+        Lease lease = rig.acquireNow(rig.client(), rig.env.shortLease());
         lease.release();
     }
 
@@ -122,28 +129,29 @@ abstract class SecurityRules extends InputRules {
      */
     @Test
     @DisplayName("6.2 a principal without rights cannot take, release or extend a lock")
-    public void required_6_2_noRightsNoLock() throws Exception {
-        Supplier<LockClient> unprivileged = part(Security::unprivilegedClient, "unprivilegedClient()");
-        Optional<Security.Tamper> tamper = security().orElseThrow().tamper();
+    default void required_6_2_noRightsNoLock() throws Exception {
+        Rig rig = Rig.of(this);
+        Supplier<LockClient> unprivileged = part(rig, Security::unprivilegedClient, "unprivilegedClient()");
+        Optional<Security.Tamper> tamper = rig.hooks.security().orElseThrow().tamper();
         LockClient holderClient = rig.client();
-        Lease held = rig.acquireNow(holderClient, env().longLease());
+        Lease held = rig.acquireNow(holderClient, rig.env.longLease());
         LockClient other = rig.client();
 
         if (tamper.isPresent()) {
             tamper.get().tryToTamper(rig.name);
-            assertTrue(held.isValid(), msg("after an unprivileged principal tampered with the lock, the holder's lease"
+            assertTrue(held.isValid(), rig.msg("after an unprivileged principal tampered with the lock, the holder's lease"
                     + " is no longer valid"));
-            Optional<Lease> stolen = rig.track(other.lock(rig.name).tryAcquire(env().shortLease()));
-            assertTrue(stolen.isEmpty(), msg("after an unprivileged principal tampered with the lock, another client"
+            Optional<Lease> stolen = rig.track(other.lock(rig.name).tryAcquire(rig.env.shortLease()));
+            assertTrue(stolen.isEmpty(), rig.msg("after an unprivileged principal tampered with the lock, another client"
                     + " was granted it while the holder's lease is valid"));
-            lockProbe().ifPresent(probe -> assertTrue(probe.heldFor(rig.name).isPresent(), msg("after an unprivileged"
+            rig.hooks.lockProbe().ifPresent(probe -> assertTrue(probe.heldFor(rig.name).isPresent(), rig.msg("after an unprivileged"
                     + " principal tampered with the lock, the server no longer holds it")));
             if (rig.backend().has(Feature.LEASE_EXTENSION)) {
-                assertTrue(held.extend(env().longLease()), msg("after an unprivileged principal tampered with the lock,"
+                assertTrue(held.extend(rig.env.longLease()), rig.msg("after an unprivileged principal tampered with the lock,"
                         + " the holder could not extend its lease"));
             }
         } else {
-            notes.add("no tamper() hook: only distlock's own calls of the unprivileged principal were tried");
+            rig.notes.add("no tamper() hook: only distlock's own calls of the unprivileged principal were tried");
         }
 
         LockClient intruder;
@@ -152,61 +160,60 @@ abstract class SecurityRules extends InputRules {
         } catch (AccessDeniedException refusedAtConnect) {
             // A backend that checks the principal's rights when it connects (Security: "the rules accept
             // the refusal from the connect or from the first operation"): nothing to attempt through it.
-            expectAccessDenied(() -> {
+            expectAccessDenied(rig, () -> {
                 throw refusedAtConnect;
             }, "the connect");
-            notes.add("the principal without rights was refused when it connected");
-            assertTrue(held.isValid(), msg("the unprivileged principal's connect ended the holder's lease"));
+            rig.notes.add("the principal without rights was refused when it connected");
+            assertTrue(held.isValid(), rig.msg("the unprivileged principal's connect ended the holder's lease"));
             held.release();
-            expectAccessDenied(() -> rig.track(rig.track(unprivileged.get()).lock(rig.name).tryAcquire(env().shortLease())),
+            expectAccessDenied(rig, () -> rig.track(rig.track(unprivileged.get()).lock(rig.name).tryAcquire(rig.env.shortLease())),
                     "a connect and a single attempt on the free lock");
-            Lease next = rig.acquireNow(other, env().shortLease());
+            Lease next = rig.acquireNow(other, rig.env.shortLease());
             next.release();
             return;
         }
         DistributedLock lock = intruder.lock(rig.name);
-        expectAccessDenied(() -> rig.track(lock.tryAcquire(env().shortLease())), "a single attempt on the held lock");
+        expectAccessDenied(rig, () -> rig.track(lock.tryAcquire(rig.env.shortLease())), "a single attempt on the held lock");
         long start = System.nanoTime();
-        expectAccessDenied(() -> rig.track(lock.tryAcquire(env().shortLease(), env().longLease())),
+        expectAccessDenied(rig, () -> rig.track(lock.tryAcquire(rig.env.shortLease(), rig.env.longLease())),
                 "a waiting attempt on the held lock");
         Duration took = TestEnvironment.since(start);
-        assertTrue(took.compareTo(env().defaultTimeout()) < 0, msg("the unprivileged principal's waiting attempt took "
+        assertTrue(took.compareTo(rig.env.defaultTimeout()) < 0, rig.msg("the unprivileged principal's waiting attempt took "
                 + TestEnvironment.millis(took) + " to be refused: the refusal was retried"));
-        assertTrue(held.isValid(), msg("the unprivileged principal's attempts ended the holder's lease"));
+        assertTrue(held.isValid(), rig.msg("the unprivileged principal's attempts ended the holder's lease"));
 
         held.release();
-        expectAccessDenied(() -> rig.track(lock.tryAcquire(env().shortLease())), "a single attempt on the free lock");
-        Lease next = rig.acquireNow(other, env().shortLease());
+        expectAccessDenied(rig, () -> rig.track(lock.tryAcquire(rig.env.shortLease())), "a single attempt on the free lock");
+        Lease next = rig.acquireNow(other, rig.env.shortLease());
         next.release();
     }
 
-    /** An acquire attempt, which may wait. */
-    @FunctionalInterface
-    private interface AcquireAttempt {
-        Optional<Lease> run() throws InterruptedException;
-    }
-
-    private void expectAccessDenied(AcquireAttempt attempt, String what) throws InterruptedException {
+    private static void expectAccessDenied(Rig rig, Rig.Call<Optional<Lease>> attempt, String what) throws InterruptedException {
         Throwable thrown = null;
         try {
-            Optional<Lease> lease = attempt.run();
-            fail(msg(what + " by a principal without rights on the lock returned "
+            Optional<Lease> lease = attempt.call();
+            fail(rig.msg(what + " by a principal without rights on the lock returned "
                     + (lease.isPresent() ? "a lease" : "empty (busy)") + " instead of throwing AccessDeniedException"));
         } catch (RuntimeException e) {
             thrown = e;
         }
         saw(thrown);
-        assertTrue(thrown instanceof AccessDeniedException, msg(what + " by a principal without rights threw "
-                + masked(thrown) + " instead of io.distlock.AccessDeniedException"));
-        assertTrue(((AccessDeniedException) thrown).endpoint() != null, msg("AccessDeniedException names no endpoint"));
-        assertNoSecretIn(thrown, "the AccessDeniedException");
+        assertTrue(thrown instanceof AccessDeniedException, rig.msg(what + " by a principal without rights threw "
+                + masked(rig, thrown) + " instead of io.distlock.AccessDeniedException"));
+        assertTrue(((AccessDeniedException) thrown).endpoint() != null, rig.msg("AccessDeniedException names no endpoint"));
+        assertNoSecretIn(rig, thrown, "the AccessDeniedException");
     }
 
-    /** Rule 6.4 (see SPEC.md). */
+    /**
+     * Rule 6.4 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
     @Test
     @DisplayName("6.4 no secret in any log line, message or toString()")
-    public void required_6_4_noSecretAnywhere() throws InterruptedException {
-        Security security = security().orElse(null);
+    default void required_6_4_noSecretAnywhere() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        Security security = rig.hooks.security().orElse(null);
         assumeTrue(security != null, VerdictExtension.NOT_RUN + "the verification supplies no security() hook");
         boolean slf4jPresent = isPresent("org.slf4j.LoggerFactory");
         assumeTrue(!slf4jPresent || CapturingSlf4jProvider.isSlf4jCaptured(), VerdictExtension.NOT_RUN
@@ -218,10 +225,10 @@ abstract class SecurityRules extends InputRules {
         saw(client.toString());
         DistributedLock lock = client.lock(rig.name);
         saw(lock.toString());
-        Lease lease = rig.acquireNow(client, env().shortLease());
+        Lease lease = rig.acquireNow(client, rig.env.shortLease());
         saw(lease.toString());
         if (rig.backend().has(Feature.LEASE_EXTENSION)) {
-            lease.extend(env().shortLease());
+            lease.extend(rig.env.shortLease());
         }
         lease.release();
         for (Function<Security, Optional<Supplier<LockClient>>> part : List.<Function<Security, Optional<Supplier<LockClient>>>>of(
@@ -230,7 +237,7 @@ abstract class SecurityRules extends InputRules {
                 try {
                     LockClient c = rig.track(connector.get());
                     saw(c.toString());
-                    rig.track(c.lock(rig.name).tryAcquire(env().shortLease()));
+                    rig.track(c.lock(rig.name).tryAcquire(rig.env.shortLease()));
                 } catch (RuntimeException e) {
                     saw(e);
                 }
@@ -238,8 +245,9 @@ abstract class SecurityRules extends InputRules {
         }
 
         Set<String> secrets = secrets(security);
+        List<String> seen = LogCapture.seen();
         List<String> found = new ArrayList<>();
-        for (String text : SEEN) {
+        for (String text : seen) {
             for (String secret : secrets) {
                 if (text.contains(secret)) {
                     found.add("a message or toString(): " + LogCapture.mask(text, secrets));
@@ -247,17 +255,17 @@ abstract class SecurityRules extends InputRules {
             }
         }
         LogCapture.leaks().forEach(line -> found.add("a log line: " + line));
-        assertTrue(found.isEmpty(), msg("a secret (shown here as ***) appears in " + found.size() + " place(s): "
+        assertTrue(found.isEmpty(), rig.msg("a secret (shown here as ***) appears in " + found.size() + " place(s): "
                 + String.join(" || ", found.subList(0, Math.min(found.size(), 5)))));
-        notes.add(LogCapture.lines() + " log lines at every level (JDK logging" + (slf4jPresent ? " and SLF4J" : "")
-                + ") captured from rule " + LogCapture.startedAt() + " on, and " + SEEN.size()
+        rig.notes.add(LogCapture.lines() + " log lines at every level (JDK logging" + (slf4jPresent ? " and SLF4J" : "")
+                + ") captured from rule " + LogCapture.startedAt() + " on, and " + seen.size()
                 + " exception texts and toString()s, hold none of " + secrets.size() + " secrets");
-        SEEN.clear();
+        LogCapture.forgetSeen();
     }
 
     /** Starts rule 6.4's capture at the first rule of a verification with a security hook. */
-    void startCapture(String rule) {
-        security().ifPresent(s -> LogCapture.start(secrets(s), rule));
+    static void startCapture(Rig rig) {
+        rig.hooks.security().ifPresent(s -> LogCapture.start(secrets(s), rig.rule));
     }
 
     private static Set<String> secrets(Security security) {
@@ -267,8 +275,8 @@ abstract class SecurityRules extends InputRules {
         return all;
     }
 
-    private Supplier<LockClient> part(Function<Security, Optional<Supplier<LockClient>>> part, String name) {
-        Optional<Security> security = security();
+    private static Supplier<LockClient> part(Rig rig, Function<Security, Optional<Supplier<LockClient>>> part, String name) {
+        Optional<Security> security = rig.hooks.security();
         assumeTrue(security.isPresent(), VerdictExtension.NOT_RUN + "the verification supplies no security() hook");
         Optional<Supplier<LockClient>> connector = part.apply(security.get());
         assumeTrue(connector.isPresent(), VerdictExtension.NOT_RUN + "the security() hook offers no " + name);
@@ -279,31 +287,31 @@ abstract class SecurityRules extends InputRules {
         if (thing instanceof Throwable t) {
             StringWriter trace = new StringWriter();
             t.printStackTrace(new PrintWriter(trace));
-            SEEN.add(trace.toString());
+            LogCapture.saw(trace.toString());
             if (t instanceof BackendUnavailableException b) {
-                SEEN.add(b.endpoint());
+                LogCapture.saw(b.endpoint());
             } else if (t instanceof AuthenticationException a) {
-                SEEN.add(a.endpoint());
+                LogCapture.saw(a.endpoint());
             } else if (t instanceof AccessDeniedException a) {
-                SEEN.add(a.endpoint());
+                LogCapture.saw(a.endpoint());
             }
         } else if (thing != null) {
-            SEEN.add(thing.toString());
+            LogCapture.saw(thing.toString());
         }
     }
 
-    private void assertNoSecretIn(Throwable e, String what) {
-        Set<String> secrets = secrets(security().orElseThrow());
+    private static void assertNoSecretIn(Rig rig, Throwable e, String what) {
+        Set<String> secrets = secrets(rig.hooks.security().orElseThrow());
         StringWriter trace = new StringWriter();
         e.printStackTrace(new PrintWriter(trace));
         for (String secret : secrets) {
-            assertFalse(trace.toString().contains(secret), msg(what + " (its message, causes or stack trace) shows a"
+            assertFalse(trace.toString().contains(secret), rig.msg(what + " (its message, causes or stack trace) shows a"
                     + " secret: " + LogCapture.mask(trace.toString(), secrets)));
         }
     }
 
-    private String masked(Throwable e) {
-        return e == null ? "nothing" : LogCapture.mask(e.toString(), secrets(security().orElseThrow()));
+    private static String masked(Rig rig, Throwable e) {
+        return e == null ? "nothing" : LogCapture.mask(e.toString(), secrets(rig.hooks.security().orElseThrow()));
     }
 
     private static boolean isPresent(String className) {

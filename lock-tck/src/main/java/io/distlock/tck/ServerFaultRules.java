@@ -30,9 +30,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * clock jumps forward (rule 4.4), its primary fails over to a replica that had not caught up (4.5).
  * Both can hand a lock to a second client while the first still holds it; an {@code EFFICIENCY}
  * backend may (the verdict records each double grant as a finding), a {@code CORRECTNESS} backend
- * may not. A link of the chain that ends in {@link LockVerification} (see {@link VerificationSupport}).
+ * may not. A rule group of {@link LockVerification} (see {@link RuleGroup}).
  */
-abstract class ServerFaultRules extends SessionRules {
+interface ServerFaultRules extends RuleGroup {
 
     /**
      * Rule 4.4: node 0's clock jumps forward by a whole lease while A holds the lock and B waits.
@@ -45,11 +45,12 @@ abstract class ServerFaultRules extends SessionRules {
      */
     @Test
     @DisplayName("4.4 a server's clock jumps forward: a lock that expires early is not kept believed")
-    public void required_4_4_clockJump() throws InterruptedException {
+    default void required_4_4_clockJump() throws InterruptedException {
+        Rig rig = Rig.of(this);
         BackendDescriptor backend = rig.backend();
-        ClockJump jump = requireClockJump();
+        ClockJump jump = requireClockJump(rig);
         LockClient holder = rig.client();
-        Lease leaseA = rig.acquireNow(holder, env().longLease());
+        Lease leaseA = rig.acquireNow(holder, rig.env.longLease());
         boolean renewed = backend.has(Feature.AUTO_RENEWAL);
         if (renewed) {
             leaseA.autoRenew(); // how a TTL-based holder learns that its key went early: its renewal finds it gone
@@ -59,27 +60,27 @@ abstract class ServerFaultRules extends SessionRules {
             leaseA.lost().whenComplete((reason, failure) -> lostAt.set(System.nanoTime()));
         }
         DistributedLock lockB = rig.client().lock(rig.name);
-        Rig.Waiter<Optional<Lease>> b = rig.start("B", () -> rig.track(lockB.tryAcquire(env().longLease(), env().defaultTimeout())));
+        Rig.Waiter<Optional<Lease>> b = rig.start("B", () -> rig.track(lockB.tryAcquire(rig.env.longLease(), rig.env.defaultTimeout())));
         rig.awaitBlocked(b);
 
-        Duration delta = env().longLease();
+        Duration delta = rig.env.longLease();
         long jumped = System.nanoTime();
         jump.jumpForward(0, delta);
-        Optional<Lease> leaseB = rig.outcome(b, env().defaultTimeout().plus(env().tolerance()));
+        Optional<Lease> leaseB = rig.outcome(b, rig.env.defaultTimeout().plus(rig.env.tolerance()));
         // A's belief when B got the lock: valid unless its loss was known before B's acquire returned.
         long known = lostAt.get();
         boolean believed = leaseA.isValid() || (known != 0 && known - b.finishedAtNanos > 0);
         String where = jump.nodes() == 1 ? "the server's clock" : "the clock of node 0 of " + jump.nodes();
         if (leaseB.isEmpty() || !believed) {
             if (leaseB.isEmpty()) {
-                assertTrue(leaseA.isValid(), msg("A's lease ended after " + where + " jumped " + TestEnvironment.millis(delta)
+                assertTrue(leaseA.isValid(), rig.msg("A's lease ended after " + where + " jumped " + TestEnvironment.millis(delta)
                         + " although nobody else was granted the lock and its lease time had not passed"));
                 leaseA.release();
-                rig.acquireWithin(rig.client(), env().shortLease(), env().handOffTimeout().plus(env().tolerance()),
+                rig.acquireWithin(rig.client(), rig.env.shortLease(), rig.env.handOffTimeout().plus(rig.env.tolerance()),
                         "after A released, nobody could acquire the lock whose server's clock had jumped");
-                notes.add("4.4: " + where + " jumped " + TestEnvironment.millis(delta) + "; A kept the lock, B was not granted");
+                rig.notes.add("4.4: " + where + " jumped " + TestEnvironment.millis(delta) + "; A kept the lock, B was not granted");
             } else {
-                notes.add("4.4: " + where + " jumped " + TestEnvironment.millis(delta) + "; A knew its lease was lost before"
+                rig.notes.add("4.4: " + where + " jumped " + TestEnvironment.millis(delta) + "; A knew its lease was lost before"
                         + " B was granted, " + TestEnvironment.millis(TestEnvironment.since(jumped)) + " after the jump");
             }
             return;
@@ -88,10 +89,10 @@ abstract class ServerFaultRules extends SessionRules {
                 + TestEnvironment.millis(Duration.ofNanos(b.finishedAtNanos - jumped)) + " later, while A's lease was valid"
                 + " (remaining " + leaseA.remaining() + ")";
         if (backend.guarantee() == Guarantee.CORRECTNESS) {
-            fail(msg(overlap + ": the server let A's lock expire early; declared CORRECTNESS"));
+            fail(rig.msg(overlap + ": the server let A's lock expire early; declared CORRECTNESS"));
         }
-        expectHolderLearns(leaseA, renewed, overlap);
-        findings.add("4.4 clock jump: " + overlap + ". The server expires locks by its wall clock, so a jump ends"
+        expectHolderLearns(rig, leaseA, renewed, overlap);
+        rig.findings.add("4.4 clock jump: " + overlap + ". The server expires locks by its wall clock, so a jump ends"
                 + " them early (expected for an EFFICIENCY lock; A's lease was then reported lost)");
     }
 
@@ -99,25 +100,25 @@ abstract class ServerFaultRules extends SessionRules {
      * After a double grant: A must stop believing it holds the lock once it asks the server — its
      * auto-renewal's next extend (a third of the lease in), or its own extend.
      */
-    private void expectHolderLearns(Lease leaseA, boolean renewed, String overlap) throws InterruptedException {
+    private static void expectHolderLearns(Rig rig, Lease leaseA, boolean renewed, String overlap) throws InterruptedException {
         BackendDescriptor backend = rig.backend();
         if (renewed) {
-            Duration bound = env().longLease().dividedBy(3).plus(env().defaultTimeout());
+            Duration bound = rig.env.longLease().dividedBy(3).plus(rig.env.defaultTimeout());
             if (backend.has(Feature.LOSS_NOTIFICATION)) {
                 try {
                     leaseA.lost().toCompletableFuture().get(bound.toNanos(), TimeUnit.NANOSECONDS);
                 } catch (TimeoutException e) {
-                    throw new AssertionError(msg(overlap + "; A's auto-renewal did not report the lease lost within "
+                    throw new AssertionError(rig.msg(overlap + "; A's auto-renewal did not report the lease lost within "
                             + TestEnvironment.millis(bound)), e);
                 } catch (ExecutionException e) {
-                    throw new AssertionError(msg("A's lost() completed exceptionally: " + e.getCause()), e.getCause());
+                    throw new AssertionError(rig.msg("A's lost() completed exceptionally: " + e.getCause()), e.getCause());
                 }
             }
-            env().awaitUntil(msg(overlap + "; A's auto-renewal must find the lock gone and end the lease"), bound,
+            rig.env.awaitUntil(rig.msg(overlap + "; A's auto-renewal must find the lock gone and end the lease"), bound,
                     () -> !leaseA.isValid());
         } else if (backend.has(Feature.LEASE_EXTENSION)) {
-            assertFalse(leaseA.extend(env().longLease()), msg(overlap + "; A's extend then returned true"));
-            assertFalse(leaseA.isValid(), msg(overlap + "; A's lease is valid after its extend found the lock gone"));
+            assertFalse(leaseA.extend(rig.env.longLease()), rig.msg(overlap + "; A's extend then returned true"));
+            assertFalse(leaseA.isValid(), rig.msg(overlap + "; A's lease is valid after its extend found the lock gone"));
         }
     }
 
@@ -135,21 +136,22 @@ abstract class ServerFaultRules extends SessionRules {
      */
     @Test
     @DisplayName("4.5 a primary fails over to a replica the holder's write had not reached")
-    public void required_4_5_primaryFailover() throws InterruptedException {
+    default void required_4_5_primaryFailover() throws InterruptedException {
+        Rig rig = Rig.of(this);
         BackendDescriptor backend = rig.backend();
-        ReplicaFailover failover = requireFailover();
-        assertTrue(failover.replicas() >= 2, msg("rule 4.5 needs a primary with two replicas; the replicaFailover() hook"
+        ReplicaFailover failover = requireFailover(rig);
+        assertTrue(failover.replicas() >= 2, rig.msg("rule 4.5 needs a primary with two replicas; the replicaFailover() hook"
                 + " of '" + backend.scheme() + "' has " + failover.replicas()));
         List<String> overlaps = new ArrayList<>();
         try {
-            failoverScenario(failover, "a", "A's write reached no replica (every replication link cut) and replica 0 was promoted",
+            failoverScenario(rig, failover, "a", "A's write reached no replica (every replication link cut) and replica 0 was promoted",
                     () -> {
                         for (int i = 0; i < failover.replicas(); i++) {
                             failover.cutReplication(i);
                         }
                     }, 0, overlaps);
             failover.restore();
-            failoverScenario(failover, "b", "A's write reached replica 0 only (replica 1's link cut) and replica 1 was promoted",
+            failoverScenario(rig, failover, "b", "A's write reached replica 0 only (replica 1's link cut) and replica 1 was promoted",
                     () -> failover.cutReplication(1), 1, overlaps);
         } finally {
             failover.restore();
@@ -158,23 +160,23 @@ abstract class ServerFaultRules extends SessionRules {
             return;
         }
         if (backend.guarantee() == Guarantee.CORRECTNESS) {
-            fail(msg("after a failover B was granted the lock while A's lease was valid: " + String.join("; ", overlaps)
+            fail(rig.msg("after a failover B was granted the lock while A's lease was valid: " + String.join("; ", overlaps)
                     + "; declared CORRECTNESS"));
         }
-        findings.add("4.5 failover: B was granted the lock while A's lease was valid in " + String.join("; in ", overlaps)
+        rig.findings.add("4.5 failover: B was granted the lock while A's lease was valid in " + String.join("; in ", overlaps)
                 + " (expected for an EFFICIENCY lock: a failover loses what the promoted replica had not received)");
     }
 
-    private void failoverScenario(ReplicaFailover failover, String label, String what, Runnable cut, int promoted,
-                                  List<String> overlaps) throws InterruptedException {
+    private static void failoverScenario(Rig rig, ReplicaFailover failover, String label, String what, Runnable cut,
+                                         int promoted, List<String> overlaps) throws InterruptedException {
         String name = rig.name + "-" + label;
         LockClient a = rig.track(failover.connect());
         cut.run();
         Optional<Lease> leaseA;
         String unconfirmed = null;
         try {
-            leaseA = rig.track(a.lock(name).tryAcquire(env().longLease()));
-            assertTrue(leaseA.isPresent(), msg("(" + label + ") A's single attempt on a free lock came back empty (contention)"
+            leaseA = rig.track(a.lock(name).tryAcquire(rig.env.longLease()));
+            assertTrue(leaseA.isPresent(), rig.msg("(" + label + ") A's single attempt on a free lock came back empty (contention)"
                     + " with replication cut: an acquire it could not confirm must throw BackendUnavailableException"));
         } catch (BackendUnavailableException e) {
             leaseA = Optional.empty();
@@ -182,15 +184,15 @@ abstract class ServerFaultRules extends SessionRules {
         }
         failover.promote(promoted);
         LockClient b = rig.track(failover.connect());
-        Optional<Lease> leaseB = acquireAfterFailover(b, name);
+        Optional<Lease> leaseB = acquireAfterFailover(rig, b, name);
         boolean overlap = leaseA.isPresent() && leaseB.isPresent() && leaseA.get().isValid();
         if (overlap) {
             overlaps.add("(" + label + ") " + what);
         } else if (leaseA.isEmpty()) {
-            notes.add("4.5 (" + label + "): A's acquire was not confirmed and held nothing (" + unconfirmed + "); B was "
+            rig.notes.add("4.5 (" + label + "): A's acquire was not confirmed and held nothing (" + unconfirmed + "); B was "
                     + (leaseB.isPresent() ? "granted the free lock" : "not granted") + " after the failover");
         } else {
-            notes.add("4.5 (" + label + "): " + what + "; A kept the lock, B was not granted");
+            rig.notes.add("4.5 (" + label + "): " + what + "; A kept the lock, B was not granted");
         }
         leaseB.ifPresent(ServerFaultRules::releaseQuietly);
         leaseA.ifPresent(ServerFaultRules::releaseQuietly);
@@ -200,15 +202,15 @@ abstract class ServerFaultRules extends SessionRules {
      * B's attempts right after a failover: a client may need a moment to reach the new primary, so
      * an unavailable answer is tried again within the default timeout; a lease or contention ends it.
      */
-    private Optional<Lease> acquireAfterFailover(LockClient b, String name) throws InterruptedException {
-        long deadline = System.nanoTime() + env().defaultTimeout().toNanos();
+    private static Optional<Lease> acquireAfterFailover(Rig rig, LockClient b, String name) throws InterruptedException {
+        long deadline = System.nanoTime() + rig.env.defaultTimeout().toNanos();
         while (true) {
             try {
-                return rig.track(b.lock(name).tryAcquire(env().longLease(), env().shortWait()));
+                return rig.track(b.lock(name).tryAcquire(rig.env.longLease(), rig.env.shortWait()));
             } catch (BackendUnavailableException e) {
                 if (System.nanoTime() - deadline > 0) {
-                    throw new AssertionError(msg("B could not reach the new primary within "
-                            + TestEnvironment.millis(env().defaultTimeout()) + " of the failover: " + e.getMessage()), e);
+                    throw new AssertionError(rig.msg("B could not reach the new primary within "
+                            + TestEnvironment.millis(rig.env.defaultTimeout()) + " of the failover: " + e.getMessage()), e);
                 }
             }
         }
@@ -223,9 +225,9 @@ abstract class ServerFaultRules extends SessionRules {
         }
     }
 
-    private ClockJump requireClockJump() {
-        Optional<ClockJump> hook = clockJump();
-        assertTrue(hook.isPresent(), msg("the verification of '" + rig.backend().scheme() + "' supplies no clockJump()"
+    private static ClockJump requireClockJump(Rig rig) {
+        Optional<ClockJump> hook = rig.hooks.clockJump();
+        assertTrue(hook.isPresent(), rig.msg("the verification of '" + rig.backend().scheme() + "' supplies no clockJump()"
                 + " hook: every server keeps time (use ClockJump.impossible(reason) for one that expires by a monotonic clock)"));
         Optional<String> impossible = hook.get().impossibleBecause();
         assumeTrue(impossible.isEmpty(), () -> VerdictExtension.DOES_NOT_APPLY + "a clock jump cannot move the lease"
@@ -233,9 +235,9 @@ abstract class ServerFaultRules extends SessionRules {
         return hook.get();
     }
 
-    private ReplicaFailover requireFailover() {
-        Optional<ReplicaFailover> hook = replicaFailover();
-        assertTrue(hook.isPresent(), msg("the verification of '" + rig.backend().scheme() + "' supplies no replicaFailover()"
+    private static ReplicaFailover requireFailover(Rig rig) {
+        Optional<ReplicaFailover> hook = rig.hooks.replicaFailover();
+        assertTrue(hook.isPresent(), rig.msg("the verification of '" + rig.backend().scheme() + "' supplies no replicaFailover()"
                 + " hook (use ReplicaFailover.impossible(reason) for a backend with no replicas to fail over to)"));
         Optional<String> impossible = hook.get().impossibleBecause();
         assumeTrue(impossible.isEmpty(), () -> VerdictExtension.DOES_NOT_APPLY + "'" + rig.backend().scheme()

@@ -21,13 +21,10 @@ import static org.junit.jupiter.api.Assertions.fail;
  * links of its own ({@link ClientPartition}) — its close (rule 4.20), a renewal (4.21) and the first
  * reply of a waiting acquire (4.22). What these rules catch is a client that turns silence into a
  * wrong answer or an unbounded wait: a close that waits out one timeout after another, a timeout
- * reported as a lost lease, a retry that takes its own landed write for someone else's. A link of
- * the chain that ends in {@link LockVerification} (see {@link VerificationSupport}).
+ * reported as a lost lease, a retry that takes its own landed write for someone else's. A rule group
+ * of {@link LockVerification} (see {@link RuleGroup}).
  */
-abstract class SilenceRules extends ServerFaultRules {
-
-    /** What {@code LockClient.close()} may take beyond the operation timeout of its last batch: closing connections. */
-    static final Duration CLOSE_CONNECTIONS = Duration.ofSeconds(1);
+interface SilenceRules extends RuleGroup {
 
     /**
      * Rule 4.20: {@code close()} of a client whose every link is blackholed, holding a lease and with
@@ -37,12 +34,15 @@ abstract class SilenceRules extends ServerFaultRules {
      */
     @Test
     @DisplayName("4.20 close() of a client cut off by a blackhole returns within its bound")
-    public void required_4_20_closeUnderABlackhole() throws InterruptedException {
-        ClientPartition partition = requirePartition();
-        Duration bound = partition.operationTimeout().plus(CLOSE_CONNECTIONS).plus(env().tolerance());
+    default void required_4_20_closeUnderABlackhole() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        ClientPartition partition = rig.requirePartition();
+        // What LockClient.close() may take beyond the operation timeout of its last batch: closing connections.
+        Duration closeConnections = Duration.ofSeconds(1);
+        Duration bound = partition.operationTimeout().plus(closeConnections).plus(rig.env.tolerance());
         try (PartitionedClient a = partition.open()) {
-            Lease held = rig.acquireNow(a.client(), env().longLease());
-            Lease released = rig.acquireNow(a.client(), rig.name + "-released", env().longLease());
+            Lease held = rig.acquireNow(a.client(), rig.env.longLease());
+            Lease released = rig.acquireNow(a.client(), rig.name + "-released", rig.env.longLease());
             // Silence from here on: a release the server does not confirm waits in the cleanup, and
             // close() sends it with the held lease into the same silence.
             a.blackholeAll();
@@ -52,18 +52,18 @@ abstract class SilenceRules extends ServerFaultRules {
                 a.client().close();
                 return true;
             });
-            Throwable failure = rig.failure(closing, bound.plus(partition.operationTimeout()).plus(env().defaultTimeout()));
+            Throwable failure = rig.failure(closing, bound.plus(partition.operationTimeout()).plus(rig.env.defaultTimeout()));
             Duration took = Duration.ofNanos(closing.finishedAtNanos - start);
             if (failure != null) {
-                throw new AssertionError(msg("close() of a client cut off by a blackhole threw " + failure
+                throw new AssertionError(rig.msg("close() of a client cut off by a blackhole threw " + failure
                         + " after " + TestEnvironment.millis(took) + ": close() never throws for an unreachable server"), failure);
             }
-            assertTrue(took.compareTo(bound) <= 0, msg("close() of a client whose every link was blackholed (a lease held, a"
+            assertTrue(took.compareTo(bound) <= 0, rig.msg("close() of a client whose every link was blackholed (a lease held, a"
                     + " release pending) took " + TestEnvironment.millis(took) + "; LockClient.close() promises the operation"
                     + " timeout (" + TestEnvironment.millis(partition.operationTimeout()) + ") + 1 s for closing connections"
                     + " (bound with tolerance " + TestEnvironment.millis(bound) + "): something waited out another timeout"));
-            assertFalse(held.isValid(), msg("a lease of a closed client is still valid"));
-            notes.add("4.20: close() with every link blackholed (a lease held, a release pending) returned in "
+            assertFalse(held.isValid(), rig.msg("a lease of a closed client is still valid"));
+            rig.notes.add("4.20: close() with every link blackholed (a lease held, a release pending) returned in "
                     + TestEnvironment.millis(took) + " (bound " + TestEnvironment.millis(bound) + ")");
         }
     }
@@ -77,16 +77,17 @@ abstract class SilenceRules extends ServerFaultRules {
      */
     @Test
     @DisplayName("4.21 a renewal that meets a short silence is unavailable, and the lease lives on")
-    public void required_4_21_renewalMeetsAShortSilence() throws InterruptedException {
-        requireFeature(Feature.LEASE_EXTENSION);
-        ClientPartition partition = requirePartition();
-        Duration leaseTime = env().longLease();
-        Duration extendBound = partition.operationTimeout().plus(env().tolerance());
-        assertTrue(extendBound.multipliedBy(2).compareTo(leaseTime) <= 0, msg("the partitioned clients' operation timeout ("
+    default void required_4_21_renewalMeetsAShortSilence() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        rig.requireFeature(Feature.LEASE_EXTENSION);
+        ClientPartition partition = rig.requirePartition();
+        Duration leaseTime = rig.env.longLease();
+        Duration extendBound = partition.operationTimeout().plus(rig.env.tolerance());
+        assertTrue(extendBound.multipliedBy(2).compareTo(leaseTime) <= 0, rig.msg("the partitioned clients' operation timeout ("
                 + TestEnvironment.millis(partition.operationTimeout()) + ") is too long for a silence past it to stay well"
                 + " within a lease of " + TestEnvironment.millis(leaseTime)));
         Duration session = partition.sessionTimeout();
-        assertTrue(session.isZero() || extendBound.plus(env().tolerance()).compareTo(session) < 0, msg("the partitioned"
+        assertTrue(session.isZero() || extendBound.plus(rig.env.tolerance()).compareTo(session) < 0, rig.msg("the partitioned"
                 + " clients' operation timeout (" + TestEnvironment.millis(partition.operationTimeout()) + ") does not fit in"
                 + " their session (" + TestEnvironment.millis(session) + "): a silence past one extension's timeout would end"
                 + " the session; give the partitioned clients a shorter operation timeout (ClientPartition.operationTimeout())"));
@@ -97,7 +98,7 @@ abstract class SilenceRules extends ServerFaultRules {
             a.blackholeAll();
             long silent = System.nanoTime();
             Rig.Waiter<Boolean> extending = rig.start("A-extend", () -> lease.extend(leaseTime));
-            env().awaitUntil(msg("waiting for A's extend during the silence to end"), extendBound.plus(env().defaultTimeout()),
+            rig.env.awaitUntil(rig.msg("waiting for A's extend during the silence to end"), extendBound.plus(rig.env.defaultTimeout()),
                     () -> {
                         validity.sample();
                         return extending.result.isDone();
@@ -105,36 +106,36 @@ abstract class SilenceRules extends ServerFaultRules {
             Duration extendTook = Duration.ofNanos(extending.finishedAtNanos - silent);
             Throwable failure = rig.failure(extending, Duration.ZERO);
             if (failure == null) {
-                fail(msg("A's extend during a silence returned " + extending.result.join() + " after "
+                fail(rig.msg("A's extend during a silence returned " + extending.result.join() + " after "
                         + TestEnvironment.millis(extendTook) + (extending.result.join() ? " although nothing got through"
                         : ": a renewal nobody answered was reported as lost; with no answer it must throw"
                         + " BackendUnavailableException and leave the lease as it was")));
             }
             if (!(failure instanceof BackendUnavailableException)) {
-                throw new AssertionError(msg("A's extend during a silence failed with " + failure
+                throw new AssertionError(rig.msg("A's extend during a silence failed with " + failure
                         + " instead of BackendUnavailableException"), failure);
             }
-            assertTrue(extendTook.compareTo(extendBound) <= 0, msg("A's extend during a silence took "
+            assertTrue(extendTook.compareTo(extendBound) <= 0, rig.msg("A's extend during a silence took "
                     + TestEnvironment.millis(extendTook) + ", more than the operation timeout + tolerance ("
                     + TestEnvironment.millis(extendBound) + ")"));
             long healed = System.nanoTime();
             a.healAll();
             Duration silence = Duration.ofNanos(healed - silent);
-            Duration backBound = partition.reconnect().plus(env().tolerance());
-            env().awaitUntil(msg("waiting for A's lease to be valid again after a silence of " + TestEnvironment.millis(silence)
+            Duration backBound = partition.reconnect().plus(rig.env.tolerance());
+            rig.env.awaitUntil(rig.msg("waiting for A's lease to be valid again after a silence of " + TestEnvironment.millis(silence)
                     + " (within its validity" + (session.isZero() ? "" : " and its session of " + TestEnvironment.millis(session))
                     + "); lost(): " + (lost.isDone() ? lost.join() : "not completed")), backBound, validity::sample);
             Duration back = TestEnvironment.since(healed);
-            assertFalse(lost.isDone(), msg("A's lost() completed with " + (lost.isDone() ? lost.join() : null) + " after a"
+            assertFalse(lost.isDone(), rig.msg("A's lost() completed with " + (lost.isDone() ? lost.join() : null) + " after a"
                     + " silence of " + TestEnvironment.millis(silence) + " well within its validity: no answer is no loss"));
-            Optional<Lease> other = rig.track(rig.client().lock(rig.name).tryAcquire(env().shortLease()));
-            assertTrue(other.isEmpty(), msg("another client acquired the lock that A holds, after A's silence healed"));
-            assertTrue(lease.extend(leaseTime), msg("A could not extend its lease after the silence healed"));
-            assertFalse(lost.isDone(), msg("A's lost() completed after the silence healed"));
+            Optional<Lease> other = rig.track(rig.client().lock(rig.name).tryAcquire(rig.env.shortLease()));
+            assertTrue(other.isEmpty(), rig.msg("another client acquired the lock that A holds, after A's silence healed"));
+            assertTrue(lease.extend(leaseTime), rig.msg("A could not extend its lease after the silence healed"));
+            assertFalse(lost.isDone(), rig.msg("A's lost() completed after the silence healed"));
             lease.release();
-            rig.acquireWithin(rig.client(), env().shortLease(), env().handOffTimeout().plus(env().tolerance()),
+            rig.acquireWithin(rig.client(), rig.env.shortLease(), rig.env.handOffTimeout().plus(rig.env.tolerance()),
                     "after A released, nobody could acquire").release();
-            notes.add("4.21: A's extend threw BackendUnavailableException after " + TestEnvironment.millis(extendTook)
+            rig.notes.add("4.21: A's extend threw BackendUnavailableException after " + TestEnvironment.millis(extendTook)
                     + "; silence of " + TestEnvironment.millis(silence) + "; the lease was invalid for "
                     + TestEnvironment.millis(validity.invalidFor()) + " in all, valid " + TestEnvironment.millis(back)
                     + " after the heal; lost() never completed");
@@ -150,72 +151,44 @@ abstract class SilenceRules extends ServerFaultRules {
      */
     @Test
     @DisplayName("4.22 a waiting acquire whose first reply is lost still ends with the lease")
-    public void required_4_22_waitOutlivesItsLostFirstReply() throws InterruptedException {
-        ClientPartition partition = requirePartition();
+    default void required_4_22_waitOutlivesItsLostFirstReply() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        ClientPartition partition = rig.requirePartition();
         // Room for the lost attempt (an operation timeout), the client's reconnect, a retry that may
         // first remove what the lost attempt wrote (another operation timeout) and a hand-off.
         Duration maxWait = partition.operationTimeout().multipliedBy(2).plus(partition.reconnect())
-                .plus(env().handOffTimeout());
+                .plus(rig.env.handOffTimeout());
         try (PartitionedClient a = partition.open()) {
             DistributedLock lock = a.client().lock(rig.name);
             a.holdAllReplies();
             long start = System.nanoTime();
-            Rig.Waiter<Optional<Lease>> waiter = rig.start("A", () -> rig.track(lock.tryAcquire(env().longLease(), maxWait)));
-            env().awaitUntil(msg("waiting for A's first request to reach the server (its reply held back)"), a::inFlight);
+            Rig.Waiter<Optional<Lease>> waiter = rig.start("A", () -> rig.track(lock.tryAcquire(rig.env.longLease(), maxWait)));
+            rig.env.awaitUntil(rig.msg("waiting for A's first request to reach the server (its reply held back)"), a::inFlight);
             long sentAtDrop = a.requestsSent();
             a.dropAll(); // the held reply is lost with the connection; the write it answers stays
-            awaitRetry(a, sentAtDrop, "A's client");
+            rig.awaitRetry(a, sentAtDrop, "A's client");
             long healed = System.nanoTime();
             a.healAll();
-            Throwable failure = rig.failure(waiter, maxWait.plus(partition.operationTimeout()).plus(env().tolerance()));
+            Throwable failure = rig.failure(waiter, maxWait.plus(partition.operationTimeout()).plus(rig.env.tolerance()));
             Duration took = Duration.ofNanos(waiter.finishedAtNanos - start);
             if (failure != null) {
-                throw new AssertionError(msg("A's wait of " + TestEnvironment.millis(maxWait) + " on a free lock, whose first"
+                throw new AssertionError(rig.msg("A's wait of " + TestEnvironment.millis(maxWait) + " on a free lock, whose first"
                         + " reply was lost while its write landed, ended with " + failure + " after " + TestEnvironment.millis(took)
                         + " (" + TestEnvironment.millis(Duration.ofNanos(waiter.finishedAtNanos - healed)) + " after the heal):"
                         + " it must end with the lease"), failure);
             }
             Optional<Lease> got = waiter.result.join();
-            assertTrue(got.isPresent(), msg("A's wait of " + TestEnvironment.millis(maxWait) + " on a free lock, whose first"
+            assertTrue(got.isPresent(), rig.msg("A's wait of " + TestEnvironment.millis(maxWait) + " on a free lock, whose first"
                     + " reply was lost while its write landed, ended empty (contention) after " + TestEnvironment.millis(took)
                     + ": the retry did not recognise A's own write, which held the lock"));
-            assertTrue(got.get().isValid(), msg("A's wait ended with a lease that is not valid"));
-            notes.add("4.22: A's wait ended with the lease " + TestEnvironment.millis(Duration.ofNanos(waiter.finishedAtNanos
+            assertTrue(got.get().isValid(), rig.msg("A's wait ended with a lease that is not valid"));
+            rig.notes.add("4.22: A's wait ended with the lease " + TestEnvironment.millis(Duration.ofNanos(waiter.finishedAtNanos
                     - healed)) + " after the heal (" + TestEnvironment.millis(took) + " after it began; maxWait "
                     + TestEnvironment.millis(maxWait) + ")");
             got.get().release();
-            rig.acquireWithin(rig.client(), env().shortLease(), env().handOffTimeout().plus(env().tolerance()),
+            rig.acquireWithin(rig.client(), rig.env.shortLease(), rig.env.handOffTimeout().plus(rig.env.tolerance()),
                     "after A released the lease its wait ended with, nobody could acquire: A's first write was left held")
                     .release();
-        }
-    }
-
-    /** Reads a lease's validity whenever asked, adding up how long it was found invalid. */
-    static final class ValiditySampler {
-        private final Lease lease;
-        private long invalidSince = -1;
-        private long invalidNanos;
-
-        ValiditySampler(Lease lease) {
-            this.lease = lease;
-        }
-
-        /** @return whether the lease is valid now */
-        boolean sample() {
-            long now = System.nanoTime();
-            boolean valid = lease.isValid();
-            if (!valid && invalidSince < 0) {
-                invalidSince = now;
-            } else if (valid && invalidSince >= 0) {
-                invalidNanos += now - invalidSince;
-                invalidSince = -1;
-            }
-            return valid;
-        }
-
-        /** @return how long the lease was found invalid, between samples, so far */
-        Duration invalidFor() {
-            return Duration.ofNanos(invalidNanos + (invalidSince < 0 ? 0 : System.nanoTime() - invalidSince));
         }
     }
 }

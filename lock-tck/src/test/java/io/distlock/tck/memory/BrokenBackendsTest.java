@@ -1,8 +1,18 @@
 package io.distlock.tck.memory;
 
+import io.distlock.LockClient;
+import io.distlock.tck.ClientPartition;
 import io.distlock.tck.LockVerification;
+import io.distlock.tck.PartitionedClient;
+import io.distlock.tck.RuleSelection;
 
+import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolutionException;
+import org.junit.jupiter.api.extension.ParameterResolver;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -14,109 +24,58 @@ import org.junit.platform.testkit.engine.EngineTestKit;
 import org.junit.platform.testkit.engine.Event;
 
 import java.io.IOException;
+import java.lang.reflect.Method;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The TCK is tested too: each deliberately broken backend must fail the rule that names its bug,
- * with a message that says what went wrong, while the reference passes the same rule.
+ * The TCK is tested too: each deliberately broken variant ({@link Bug}) must fail every rule its entry
+ * names, with a message that says what went wrong, while the reference of its shape passes the same rule.
  */
 class BrokenBackendsTest {
 
     @TempDir
     Path reports;
 
-    static Stream<Arguments> bugs() {
-        return Stream.of(
-                Arguments.of(BrokenVerifications.BlindDelete.class, "required_1_2_releaseTouchesOnlyOwnLease", "blind delete"),
-                Arguments.of(BrokenVerifications.NoExpiry.class, "required_2_2_recoveryAfterHolderStops", "nobody could acquire"),
-                Arguments.of(BrokenVerifications.ConstantOwnerToken.class, "required_1_1_atMostOneValidLease", "overlapping valid leases"),
-                Arguments.of(BrokenVerifications.ConstantOwnerToken.class, "required_1_2_releaseTouchesOnlyOwnLease", "release is not owner-only"),
-                Arguments.of(BrokenVerifications.ConstantOwnerToken.class, "required_1_6_notReentrant", "was granted while the first lease is held"),
-                Arguments.of(BrokenVerifications.NonMonotonicFence.class, "required_1_4_fencingTokensIncrease", "fencing token did not increase"),
-                Arguments.of(BrokenVerifications.LeakedAbandon.class, "required_2_4_interruptedAcquireLeavesNothing", "an interrupted acquire left a request behind"),
-                Arguments.of(BrokenVerifications.LeakedAbandon.class, "required_2_5_timedOutAcquireLeavesNothing", "a timed-out acquire left a request behind"),
-                Arguments.of(BrokenVerifications.EarlyExpiry.class, "required_1_5_remainingNeverOverPromises", "still promised"),
-                Arguments.of(BrokenVerifications.LifoWaiters.class, "optional_2_7_fifoWaiters", "not in the order they started waiting"),
-                Arguments.of(BrokenVerifications.BlindExtend.class, "required_4_13_revokedHolderCannotExtend", "A's extend returned true"),
-                Arguments.of(BrokenVerifications.SilentNotifications.class, "required_2_9_notifiedWakeUp", "do its notifications fire?"),
-                Arguments.of(BrokenVerifications.ForgetsFailedCleanup.class, "required_4_9_releaseDuringPartition", "A's release was forgotten"),
-                Arguments.of(BrokenVerifications.ForgetsFailedCleanup.class, "required_4_10_waitEndsDuringPartition", "left in the lock's way"),
-                Arguments.of(BrokenVerifications.UnknownAsBusy.class, "required_4_12_blackholeIsUnavailableNotBusy", "empty (contention)"),
-                Arguments.of(BrokenVerifications.ReorderedExtends.class, "required_1_10_concurrentUseNeverOverPromises", "than remaining() had promised"),
-                Arguments.of(BrokenVerifications.OwnerByName.class, "required_1_9_ownershipWithinOneClient", "keyed by client and name"),
-                Arguments.of(BrokenVerifications.LateWriteWins.class, "required_4_14_interruptedInFlightLeavesNothingHeld", "left the lock held"),
-                Arguments.of(BrokenVerifications.FenceResetsOnRestart.class, "required_4_15_fencesSurviveRestart", "restarted empty and handed out"),
-                Arguments.of(BrokenVerifications.NeverRestored.class, "required_4_16_servesAgainAfterALongPartition", "could not acquire a free lock"),
-                Arguments.of(BrokenVerifications.SweepForgetsInFlight.class, "required_4_19_grantOfAnEndedSessionIsNeverValid",
-                        "two valid leases"),
-                Arguments.of(BrokenVerifications.LateCopyAfterRelease.class, "required_4_17_lateCopiesOfReleasedRequestsTakeNothing", "a late copy of A's acquire took it"),
-                Arguments.of(BrokenVerifications.WallClockExpiry.class, "required_4_4_clockJump", "the server let A's lock expire early"),
-                Arguments.of(BrokenVerifications.AsyncReplication.class, "required_4_5_primaryFailover", "after a failover B was granted"),
-                Arguments.of(BrokenVerifications.TimeoutPerRead.class, "required_4_12_blackholeIsUnavailableNotBusy",
-                        "a single attempt on a blackholed server took"),
-                Arguments.of(BrokenVerifications.LateGrantAsBusy.class, "required_4_18_lateGrantIsUnavailableNotBusy",
-                        "a grant that arrived after its validity was reported as busy"),
-                Arguments.of(BrokenVerifications.WrongPasswordAsUnavailable.class, "required_6_1_wrongPassword",
-                        "was reported as unavailable, not refused"),
-                Arguments.of(BrokenVerifications.StateWithoutAcl.class, "required_6_2_noRightsNoLock",
-                        "another client was granted it while the holder's lease is valid"),
-                Arguments.of(BrokenVerifications.NoRightsAsBusy.class, "required_6_2_noRightsNoLock",
-                        "returned empty (busy) instead of throwing AccessDeniedException"),
-                Arguments.of(BrokenVerifications.TrustsAnyCertificate.class, "required_6_3_untrustedServer",
-                        "the client accepted a server whose certificate it does not trust"),
-                Arguments.of(BrokenVerifications.LogsPassword.class, "required_6_4_noSecretAnywhere",
-                        "a secret (shown here as ***) appears"),
-                Arguments.of(BrokenVerifications.SlowClose.class, "required_4_20_closeUnderABlackhole",
-                        "something waited out another timeout"),
-                Arguments.of(BrokenVerifications.TimeoutAsLost.class, "required_4_21_renewalMeetsAShortSilence",
-                        "a renewal nobody answered was reported as lost"),
-                Arguments.of(BrokenVerifications.OwnWriteUnrecognised.class, "required_4_22_waitOutlivesItsLostFirstReply",
-                        "the retry did not recognise A's own write"),
-                Arguments.of(BrokenVerifications.ViewReentersLostLease.class, "required_7_1_noReEntryAfterRevocation",
-                        "the holding thread re-entered a lost lease"),
-                Arguments.of(BrokenVerifications.ViewUnknownAsLost.class, "required_7_2_unlockDuringAShortPartitionIsNoLoss",
-                        "a client that could not tell reported a loss"),
-                Arguments.of(BrokenVerifications.JvmLocalFence.class, "required_1_4_fencingTokensIncrease",
-                        "fencing token did not increase"),
-                Arguments.of(BrokenVerifications.JvmLocalFence.class, "required_1_7_fencedResourceAcceptsValidHolders",
-                        "writes of valid holders were rejected"),
-                Arguments.of(BrokenVerifications.JvmLocalFence.class, "required_4_15_fencesSurviveRestart",
-                        "handed out fencing token"),
-                Arguments.of(BrokenVerifications.NoFencingToken.class, "required_4_15_fencesSurviveRestart",
-                        "declaring FENCING_TOKENS has no fencing token"));
+    static Stream<Arguments> brokenVariants() {
+        return Bug.variants().stream().flatMap(bug -> bug.failures().stream()
+                .map(failure -> Arguments.of(bug, failure.rule(), failure.message())));
     }
 
     @ParameterizedTest(name = "{0} fails {1}")
-    @MethodSource("bugs")
-    void brokenBackendFailsItsRule(Class<? extends LockVerification> broken, String rule, String expectedMessage) throws IOException {
-        EngineExecutionResults results = run(broken, rule);
+    @MethodSource("brokenVariants")
+    void brokenVariantFailsItsRule(Bug bug, String rule, String expectedMessage) throws IOException {
+        String method = ruleMethod(rule);
+        EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
+                .configurationParameter("distlock.tck.reportDir", reports.toString())
+                .configurationParameter(Variant.BUG, bug.name())
+                .selectors(DiscoverySelectors.selectMethod(Variant.class, method))
+                .execute();
 
         List<Event> failed = results.testEvents().failed().list();
-        assertThat(failed).as("failures of %s.%s", broken.getSimpleName(), rule).hasSize(1);
+        assertThat(failed).as("failures of %s in %s: %s", bug, method, describe(results)).hasSize(1);
         Throwable failure = failed.get(0).getRequiredPayload(TestExecutionResult.class).getThrowable().orElseThrow();
         assertThat(failure).hasMessageContaining(expectedMessage);
 
-        String ruleId = rule.replaceAll("^[a-z]+_(\\d+)_(\\d+)_.*$", "$1.$2");
-        assertThat(failure).hasMessageStartingWith("[" + ruleId + "]");
+        assertThat(failure).hasMessageStartingWith("[" + rule + "]");
         try (Stream<Path> verdicts = Files.list(reports)) {
             Path verdict = verdicts.filter(p -> p.getFileName().toString().startsWith("broken-")).findFirst().orElseThrow();
             assertThat(Files.readString(verdict, StandardCharsets.UTF_8))
-                    .contains("| " + ruleId + " |", "| failed |", "declaration NOT upheld: failed rules " + ruleId);
+                    .contains("| " + rule + " |", "| failed |", "declaration NOT upheld: failed rules " + rule);
         }
 
         // A broken session store is held against the reference shaped like one.
-        Class<?> referenceClass = BrokenVerifications.OnSessionScheme.class.isAssignableFrom(broken) ? MemorySessionTest.class
-                : MemoryReferenceTest.class;
-        EngineExecutionResults reference = run(referenceClass, rule);
+        EngineExecutionResults reference = run(bug.shape().reference, method);
         assertThat(reference.testEvents().succeeded().count())
-                .as("the reference passes %s: %s", rule, describe(reference))
+                .as("the reference passes %s: %s", method, describe(reference))
                 .isEqualTo(1);
     }
 
@@ -124,7 +83,7 @@ class BrokenBackendsTest {
     void honestEfficiencyLockPassesWithAFindingAndSkipsWhatItLacks() throws IOException {
         EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
                 .configurationParameter("distlock.tck.reportDir", reports.toString())
-                .selectors(DiscoverySelectors.selectClass(BrokenVerifications.Efficiency.class))
+                .selectors(DiscoverySelectors.selectClass(Efficiency.class))
                 .execute();
 
         assertThat(results.testEvents().failed().count()).as(describe(results)).isZero();
@@ -163,7 +122,7 @@ class BrokenBackendsTest {
     void aClassCanSelectItsOwnRules() {
         EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
                 .configurationParameter("distlock.tck.reportDir", reports.toString())
-                .selectors(DiscoverySelectors.selectClass(BrokenVerifications.SelectedReference.class))
+                .selectors(DiscoverySelectors.selectClass(SelectedReference.class))
                 .execute();
         List<String> ran = results.testEvents().finished().map(e -> e.getTestDescriptor().getDisplayName().split(" ")[0])
                 .collect(Collectors.toList());
@@ -175,7 +134,7 @@ class BrokenBackendsTest {
     void rulesThatMustPassFailTheClassWhenSkipped() throws IOException {
         EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
                 .configurationParameter("distlock.tck.reportDir", reports.toString())
-                .selectors(DiscoverySelectors.selectClass(BrokenVerifications.SecurityRequiredWithoutHook.class))
+                .selectors(DiscoverySelectors.selectClass(SecurityRequiredWithoutHook.class))
                 .execute();
         assertThat(results.testEvents().failed().count()).as("no rule fails: they are skipped").isZero();
         List<Throwable> classFailures = results.containerEvents().failed().stream()
@@ -193,6 +152,15 @@ class BrokenBackendsTest {
                 .as("the verdict is written first").contains("security (group 6): 0 of 4 rules passed");
     }
 
+    /** The test method of the rule numbered {@code rule}: the one whose display name starts with the number. */
+    private static String ruleMethod(String rule) {
+        List<String> methods = Arrays.stream(LockVerification.class.getMethods())
+                .filter(m -> m.isAnnotationPresent(Test.class) && m.getAnnotation(DisplayName.class).value().startsWith(rule + " "))
+                .map(Method::getName).collect(Collectors.toList());
+        assertThat(methods).as("the rules numbered %s", rule).hasSize(1);
+        return methods.get(0);
+    }
+
     private EngineExecutionResults run(Class<?> verification, String method) {
         return EngineTestKit.engine("junit-jupiter")
                 .configurationParameter("distlock.tck.reportDir", reports.toString())
@@ -206,5 +174,96 @@ class BrokenBackendsTest {
                 .map(e -> e.getTestDescriptor().getDisplayName() + " -> "
                         + e.getRequiredPayload(TestExecutionResult.class))
                 .collect(Collectors.joining("\n"));
+    }
+
+    /**
+     * The verification of one broken variant: the configuration parameter {@value #BUG} names its {@link Bug},
+     * whose {@link Bug.Shape} says how it is set up. Its clients connect as {@code locker} to the variant's
+     * server, with every hook the reference has, so that a rule fails for the variant's defect, not for a
+     * missing hook. Its name does not end in "Test": Surefire does not run it, the testkit does.
+     */
+    @ExtendWith(Variant.Named.class)
+    static class Variant extends MemoryVerification {
+        static final String BUG = "distlock.tck.memory.bug";
+
+        private final Bug bug;
+
+        Variant(Bug bug) {
+            super(bug.shape().scheme, bug.server(), bug.shape().revocationTellsHolder);
+            this.bug = bug;
+        }
+
+        @Override
+        protected int routes() {
+            return bug.shape().routes;
+        }
+
+        @Override
+        protected boolean sessionStore() {
+            return bug.shape().sessionStore;
+        }
+
+        /** A defect of the {@code Lock} view is staged on every client the rules open, partitioned ones included. */
+        @Override
+        protected LockClient newClient() {
+            LockClient client = super.newClient();
+            return bug.inView() ? new BrokenViewClient(client, bug) : client;
+        }
+
+        @Override
+        protected Optional<ClientPartition> clientPartition() {
+            ClientPartition real = super.clientPartition().orElseThrow();
+            if (!bug.inView()) {
+                return Optional.of(real);
+            }
+            return Optional.of(ClientPartition.of(() -> {
+                PartitionedClient cut = real.open();
+                return new PartitionedClient(new BrokenViewClient(cut.client(), bug), cut.links(), cut::close);
+            }, real.operationTimeout(), real.reconnect(), real.sessionTimeout()));
+        }
+
+        /** Gives {@link Variant}'s constructor the {@link Bug} the configuration parameter {@value #BUG} names. */
+        static final class Named implements ParameterResolver {
+            @Override
+            public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+                return parameter.getParameter().getType() == Bug.class;
+            }
+
+            @Override
+            public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+                return Bug.valueOf(context.getConfigurationParameter(BUG).orElseThrow(() ->
+                        new ParameterResolutionException("name the broken variant with the configuration parameter " + BUG)));
+            }
+        }
+    }
+
+    /** Not broken: an honest efficiency lock, which passes with a finding for rule 4.1. */
+    static class Efficiency extends MemoryVerification {
+        Efficiency() {
+            super("memory-efficiency", "secure-tck", false);
+        }
+
+        @Override
+        protected int routes() {
+            return 1;
+        }
+
+        @Override
+        protected Optional<String> unreachableUri() {
+            return Optional.of("memory-efficiency://tck:" + SECRET + "@down-tck");
+        }
+    }
+
+    /** The reference on two rules and a group, selected by the class itself. */
+    @RuleSelection("1.8, 5")
+    static class SelectedReference extends MemoryReferenceTest {
+    }
+
+    /** Group 6 required to pass, on a server without authentication (no security hook): the class must fail. */
+    @RuleSelection(value = "6", mustPass = "6")
+    static class SecurityRequiredWithoutHook extends MemoryVerification {
+        SecurityRequiredWithoutHook() {
+            super("memory", "plain-selected", false);
+        }
     }
 }

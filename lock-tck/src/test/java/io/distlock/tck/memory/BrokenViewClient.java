@@ -17,29 +17,16 @@ import java.util.concurrent.locks.Condition;
  * A client whose {@link LeaseLock} view has one deliberate defect, for the self-test of group 7. The
  * view is the engine's code in {@code lock-api}, not a driver's, so the defect cannot live in a
  * memory backend: it lives in this wrapper around a memory client, whose
- * {@code lock(name).asLock(leaseTime)} wraps the real view and changes only the one behaviour. It
- * reports a scheme of its own, so that its verdict is named after it.
+ * {@code lock(name).asLock(leaseTime)} wraps the real view and changes only the one behaviour (a
+ * {@link Bug} whose {@linkplain Bug#inView() defect is the view's}). It reports a scheme of its own,
+ * {@code broken-<variant>}, so that its verdict is named after it.
  */
 final class BrokenViewClient implements LockClient {
 
-    /** The view's one defect. */
-    enum Defect {
-        /** The holder re-enters without looking at its lease: a hold is counted on a lost lease. */
-        REENTERS_LOST_LEASE("broken-view-reenters-lost"),
-        /** "Could not tell" is reported as lost: an unconfirmed lease's unlock throws {@code LeaseLostException(EXPIRED)}. */
-        UNCONFIRMED_AS_LOST("broken-view-unknown-as-lost");
-
-        final String scheme;
-
-        Defect(String scheme) {
-            this.scheme = scheme;
-        }
-    }
-
     private final LockClient client;
-    private final Defect defect;
+    private final Bug defect;
 
-    BrokenViewClient(LockClient client, Defect defect) {
+    BrokenViewClient(LockClient client, Bug defect) {
         this.client = client;
         this.defect = defect;
     }
@@ -78,7 +65,7 @@ final class BrokenViewClient implements LockClient {
     @Override
     public BackendDescriptor backend() {
         BackendDescriptor real = client.backend();
-        return new BackendDescriptor(defect.scheme, real.guarantee(), real.features());
+        return new BackendDescriptor(Bug.BROKEN_SCHEME + "-" + defect.variant(), real.guarantee(), real.features());
     }
 
     @Override
@@ -89,18 +76,18 @@ final class BrokenViewClient implements LockClient {
     /** The real view, with the defect in front of it. Only its holding thread touches {@link #extraHolds}. */
     private static final class View implements LeaseLock {
         private final LeaseLock view;
-        private final Defect defect;
+        private final Bug defect;
         /** Holds counted here, without the real view (and so without its look at the lease). */
         private int extraHolds;
 
-        View(LeaseLock view, Defect defect) {
+        View(LeaseLock view, Bug defect) {
             this.view = view;
             this.defect = defect;
         }
 
         /** The defect: a holder's re-entry is counted here, whatever became of the lease. */
         private boolean blindReEntry() {
-            if (defect == Defect.REENTERS_LOST_LEASE && view.isHeldByCurrentThread()) {
+            if (defect == Bug.VIEW_REENTERS_LOST_LEASE && view.isHeldByCurrentThread()) {
                 extraHolds++;
                 return true;
             }
@@ -118,7 +105,7 @@ final class BrokenViewClient implements LockClient {
             try {
                 return call.call();
             } catch (LeaseUnconfirmedException unconfirmed) {
-                if (defect == Defect.UNCONFIRMED_AS_LOST) {
+                if (defect == Bug.VIEW_UNCONFIRMED_AS_LOST) {
                     throw new LeaseLostException(view.name(), Lease.LossReason.EXPIRED);
                 }
                 throw unconfirmed;

@@ -1,108 +1,271 @@
 package io.distlock.tck.memory;
 
-/** One deliberate defect of the in-memory backend, each a classic mistake of real lock code. */
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * The TCK's broken variants, one entry each: a deliberate defect of the in-memory backend (each a classic
+ * mistake of real lock code), how the variant is set up ({@link Shape}), and the rules of
+ * {@code lock-tck/SPEC.md} it must fail with what their failure must say. {@link BrokenBackendsTest} runs
+ * every entry's rules against the variant, and against the reference of its shape, which must pass them.
+ *
+ * <p>A variant of a server or driver defect is served at {@code broken://secure-<variant>} (one provider,
+ * {@link MemoryBackend.Broken}, whose servers' names say their defect), with the reference's declaration,
+ * so that the TCK must catch the lie; the defect itself is switched on where it lives, in
+ * {@link MemoryServer} or {@link MemoryDriver} ({@code bug == Bug.BLIND_DELETE}). A defect of the
+ * {@code Lock} view is engine code, not a driver's: its variant is the reference seen through a
+ * {@link BrokenViewClient}. Adding a variant is an entry here and the defect's code.
+ */
 enum Bug {
     /** The reference: no defect. */
-    NONE,
+    NONE(null, Shape.ONE_LINK),
     /** Release deletes whoever holds the lock (a plain {@code DEL} instead of compare-and-delete). */
-    BLIND_DELETE,
+    BLIND_DELETE("blind-delete", Shape.ONE_LINK,
+            fails("1.2", "blind delete")),
     /** Granted locks never expire on the server (a {@code SET NX} without {@code PX}). */
-    NO_EXPIRY,
+    NO_EXPIRY("no-expiry", Shape.ONE_LINK,
+            fails("2.2", "nobody could acquire")),
     /** The driver ignores the request's owner token and uses a constant one for everybody. */
-    CONSTANT_OWNER_TOKEN,
+    CONSTANT_OWNER_TOKEN("constant-owner", Shape.ONE_LINK,
+            fails("1.1", "overlapping valid leases"),
+            fails("1.2", "release is not owner-only"),
+            fails("1.6", "was granted while the first lease is held")),
     /** The fencing counter lives with the lock's state and starts over whenever the lock is free. */
-    NON_MONOTONIC_FENCE,
+    NON_MONOTONIC_FENCE("non-monotonic-fence", Shape.ONE_LINK,
+            fails("1.4", "fencing token did not increase")),
     /** {@code abandon} does nothing: an interrupted or timed-out waiter's request stays queued and is granted to a ghost. */
-    LEAKED_ABANDON,
+    LEAKED_ABANDON("leaked-abandon", Shape.ONE_LINK,
+            fails("2.4", "an interrupted acquire left a request behind"),
+            fails("2.5", "a timed-out acquire left a request behind")),
     /** The server honours only half of the lease time asked for (a unit mix-up), so {@code remaining()} over-promises. */
-    EARLY_EXPIRY,
+    EARLY_EXPIRY("early-expiry", Shape.ONE_LINK,
+            fails("1.5", "still promised")),
     /** The newest waiter is served first although FIFO_WAITERS is declared. */
-    LIFO_WAITERS,
+    LIFO_WAITERS("lifo-waiters", Shape.ONE_LINK,
+            fails("2.7", "not in the order they started waiting")),
     /** Extend does not compare the owner: it prolongs whoever holds the lock (a plain {@code PEXPIRE}). */
-    BLIND_EXTEND,
+    BLIND_EXTEND("blind-extend", Shape.ONE_LINK,
+            fails("4.13", "A's extend returned true")),
     /** WAIT_NOTIFICATION is declared but the driver's watch never fires. */
-    SILENT_NOTIFICATIONS,
+    SILENT_NOTIFICATIONS("silent-notifications", Shape.ONE_LINK,
+            fails("2.9", "do its notifications fire?")),
     /** A release, abandon or lease end that could not reach the server returns as if done (nothing retries it). */
-    FORGETS_FAILED_CLEANUP,
+    FORGETS_FAILED_CLEANUP("forgets-cleanup", Shape.ONE_LINK,
+            fails("4.9", "A's release was forgotten"),
+            fails("4.10", "left in the lock's way")),
     /** An attempt that got no answer is reported as busy: an unreachable server looks like contention. */
-    UNKNOWN_AS_BUSY,
+    UNKNOWN_AS_BUSY("unknown-as-busy", Shape.ONE_LINK,
+            fails("4.12", "empty (contention)")),
     /** Extensions are applied later, out of order, and reported at once: a shorter one can land last. */
-    REORDERED_EXTENDS,
+    REORDERED_EXTENDS("reordered-extends", Shape.ONE_LINK,
+            fails("1.10", "than remaining() had promised")),
     /** Ownership is keyed by client and lock name, not by lease: a client's stale lease acts on its newer one. */
-    OWNER_BY_NAME,
+    OWNER_BY_NAME("owner-by-name", Shape.ONE_LINK,
+            fails("1.9", "keyed by client and name")),
     /** The server takes a late write (in flight while its cleanup ran) for a fresh request and grants it. */
-    LATE_WRITE_WINS,
+    LATE_WRITE_WINS("late-write-wins", Shape.ONE_LINK,
+            fails("4.14", "left the lock held")),
     /** A CORRECTNESS single node whose fencing counter starts over when the server restarts. */
-    FENCE_RESETS_ON_RESTART,
+    FENCE_RESETS_ON_RESTART("fence-resets", Shape.ONE_LINK,
+            fails("4.15", "restarted empty and handed out")),
     /**
      * A session store whose driver reports its connection suspended when cut off, and never
      * restored once the link heals (its new session is never announced): every later grant is
      * given back, and the client never serves again.
      */
-    NEVER_RESTORED,
+    NEVER_RESTORED("never-restored", Shape.SESSION_STORE,
+            fails("4.16", "could not acquire a free lock")),
     /**
      * A client with several routes sends an acquire again past one that did not answer, and on
      * release forgets that the first copy may still land: it does, late, and takes the lock.
      */
-    LATE_COPY_AFTER_RELEASE,
+    LATE_COPY_AFTER_RELEASE("late-copy", Shape.TWO_LINKS,
+            fails("4.17", "a late copy of A's acquire took it")),
     /**
      * A CORRECTNESS server that expires grants by its wall clock (as Redis does): a clock that
      * jumps forward ends them early, and another client is granted while the holder believes.
      */
-    WALL_CLOCK_EXPIRY,
+    WALL_CLOCK_EXPIRY("wall-clock", Shape.ONE_LINK,
+            fails("4.4", "the server let A's lock expire early")),
     /**
      * A CORRECTNESS server with asynchronous replicas: a grant is acknowledged before any replica
      * has it, so a failover to a replica that lags forgets it.
      */
-    ASYNC_REPLICATION,
+    ASYNC_REPLICATION("async-replication", Shape.ONE_LINK,
+            fails("4.5", "after a failover B was granted")),
     /**
      * The driver checks its own round trip, and a grant that came back later than the lease time
      * is deleted and reported as busy: a slow reply from a free lock looks like contention.
      */
-    LATE_GRANT_AS_BUSY,
+    LATE_GRANT_AS_BUSY("late-grant-busy", Shape.ONE_LINK,
+            fails("4.18", "a grant that arrived after its validity was reported as busy")),
     /**
      * Each read of an attempt waits a whole operation timeout of its own (a connection's id, then
      * the request): a silent server costs the caller several timeouts, not one.
      */
-    TIMEOUT_PER_READ,
+    TIMEOUT_PER_READ("timeout-per-read", Shape.ONE_LINK,
+            fails("4.12", "a single attempt on a blackholed server took")),
     /**
      * A session store whose driver binds its grants to no session and, when its session ends, marks
      * lost only the grants it has recorded: a grant the server decided on the session but whose
      * answer the client records only after the session ended is never lost, and stays valid.
      */
-    SWEEP_FORGETS_IN_FLIGHT,
+    SWEEP_FORGETS_IN_FLIGHT("sweep-forgets-in-flight", Shape.SESSION_STORE,
+            fails("4.19", "two valid leases")),
     /** A refused password is reported as an unreachable server: a waiting acquire retries it until its wait runs out. */
-    WRONG_PASSWORD_AS_UNAVAILABLE,
+    WRONG_PASSWORD_AS_UNAVAILABLE("wrong-password-unavailable", Shape.ONE_LINK,
+            fails("6.1", "was reported as unavailable, not refused")),
     /**
      * The lock's state on the server carries no access control: any principal that can connect may
      * delete it (ZooKeeper nodes created with {@code OPEN_ACL_UNSAFE}, a Redis ACL without key patterns).
      */
-    STATE_WITHOUT_ACL,
+    STATE_WITHOUT_ACL("state-without-acl", Shape.ONE_LINK,
+            fails("6.2", "another client was granted it while the holder's lease is valid")),
     /** A refusal for lack of rights is reported as contention: a principal without rights sees "busy". */
-    NO_RIGHTS_AS_BUSY,
+    NO_RIGHTS_AS_BUSY("no-rights-busy", Shape.ONE_LINK,
+            fails("6.2", "returned empty (busy) instead of throwing AccessDeniedException")),
     /** The client accepts any server certificate (a trust-all trust manager, host names not checked). */
-    TRUSTS_ANY_CERTIFICATE,
+    TRUSTS_ANY_CERTIFICATE("trusts-any-certificate", Shape.ONE_LINK,
+            fails("6.3", "the client accepted a server whose certificate it does not trust")),
     /** The driver logs its connection URI, password included, at DEBUG. */
-    LOGS_PASSWORD,
+    LOGS_PASSWORD("logs-password", Shape.ONE_LINK,
+            fails("6.4", "a secret (shown here as ***) appears")),
     /**
      * The driver's {@code close()} says goodbye to the server over its link and waits a whole
      * operation timeout for the answer (etcd's session revoke did): with the server silent, the
      * client's close takes two timeouts, not one.
      */
-    SLOW_CLOSE,
+    SLOW_CLOSE("slow-close", Shape.ONE_LINK,
+            fails("4.20", "something waited out another timeout")),
     /** An extension that got no answer is reported as lost: a short silence ends a lease that lives on. */
-    TIMEOUT_AS_LOST,
+    TIMEOUT_AS_LOST("timeout-as-lost", Shape.ONE_LINK,
+            fails("4.21", "a renewal nobody answered was reported as lost")),
     /**
      * The server answers a request whose own grant it already holds as busy (a plain {@code SET NX}):
      * a retry after a lost reply waits on its own landed write until the wait runs out.
      */
-    OWN_WRITE_UNRECOGNISED,
+    OWN_WRITE_UNRECOGNISED("own-write-unrecognised", Shape.ONE_LINK,
+            fails("4.22", "the retry did not recognise A's own write")),
+    /** The {@code Lock} view's holder re-enters without looking at its lease: a hold is counted on a lost lease. */
+    VIEW_REENTERS_LOST_LEASE("view-reenters-lost", Shape.VIEW,
+            fails("7.1", "the holding thread re-entered a lost lease")),
+    /**
+     * The {@code Lock} view reports "could not tell" as lost: an unconfirmed lease's unlock throws
+     * {@code LeaseLostException(EXPIRED)}, on the session-store shape (a dropped link suspends it).
+     */
+    VIEW_UNCONFIRMED_AS_LOST("view-unknown-as-lost", Shape.VIEW_ON_SESSION,
+            fails("7.2", "a client that could not tell reported a loss")),
     /**
      * The fencing token comes from a JVM-local source: a counter per JVM, which the driver counts up
      * at each grant (as a clock reading or a JVM-wide high-water mark would). It increases across every
      * client of one JVM, and starts over in another.
      */
-    JVM_LOCAL_FENCE,
+    JVM_LOCAL_FENCE("jvm-local-fence", Shape.ONE_LINK,
+            fails("1.4", "fencing token did not increase"),
+            fails("1.7", "writes of valid holders were rejected"),
+            fails("4.15", "handed out fencing token")),
     /** FENCING_TOKENS is declared, but the leases carry no token. */
-    NO_FENCING_TOKEN
+    NO_FENCING_TOKEN("missing-token", Shape.ONE_LINK,
+            fails("4.15", "declaring FENCING_TOKENS has no fencing token"));
+
+    /** The scheme of {@link MemoryBackend.Broken}, which serves every variant of a server or driver defect. */
+    static final String BROKEN_SCHEME = "broken";
+
+    /**
+     * How a variant is set up: which scheme its clients connect with, how many links a partitioned client
+     * has, whether it is a session store, and which reference it is held against.
+     */
+    enum Shape {
+        /** Served by {@code broken://}, one link per partitioned client (the shape most variants were written against). */
+        ONE_LINK(BROKEN_SCHEME, 1, false, false, MemoryReferenceTest.class),
+        /** As {@link #ONE_LINK}, with two links per partitioned client: rule 4.17 holds one of them. */
+        TWO_LINKS(BROKEN_SCHEME, 2, false, false, MemoryReferenceTest.class),
+        /** Served by {@code broken://} with a session store's driver (ZooKeeper's shape), held against {@code memory-session}. */
+        SESSION_STORE(BROKEN_SCHEME, 1, true, false, MemorySessionTest.class),
+        /** The reference, {@code memory://}, through a {@link BrokenViewClient}. */
+        VIEW("memory", 2, false, false, MemoryReferenceTest.class),
+        /** The session-store reference, {@code memory-session://}, through a {@link BrokenViewClient}; its revocation is heard. */
+        VIEW_ON_SESSION("memory-session", 2, false, true, MemoryReferenceTest.class);
+
+        final String scheme;
+        final int routes;
+        final boolean sessionStore;
+        final boolean revocationTellsHolder;
+        final Class<? extends MemoryVerification> reference;
+
+        Shape(String scheme, int routes, boolean sessionStore, boolean revocationTellsHolder,
+              Class<? extends MemoryVerification> reference) {
+            this.scheme = scheme;
+            this.routes = routes;
+            this.sessionStore = sessionStore;
+            this.revocationTellsHolder = revocationTellsHolder;
+            this.reference = reference;
+        }
+    }
+
+    /**
+     * A rule the variant must fail, and what the failure message must contain.
+     *
+     * @param rule    the rule's number, {@code 4.10}
+     * @param message a part of the failure message that says what went wrong
+     */
+    record Failure(String rule, String message) {
+    }
+
+    private final String variant;
+    private final Shape shape;
+    private final List<Failure> failures;
+
+    Bug(String variant, Shape shape, Failure... failures) {
+        this.variant = variant;
+        this.shape = shape;
+        this.failures = List.of(failures);
+    }
+
+    private static Failure fails(String rule, String message) {
+        return new Failure(rule, message);
+    }
+
+    /** @return the variant's name, as SPEC.md's table lists it */
+    String variant() {
+        return variant;
+    }
+
+    Shape shape() {
+        return shape;
+    }
+
+    /** @return the rules the variant must fail; none for {@link #NONE} */
+    List<Failure> failures() {
+        return failures;
+    }
+
+    /** @return the server the variant's clients connect to: one per variant of {@code broken://} */
+    String server() {
+        return shape.scheme.equals(BROKEN_SCHEME) ? "secure-" + variant : "view-tck";
+    }
+
+    /** @return whether the defect is the {@code Lock} view's, staged on the client ({@link BrokenViewClient}) */
+    boolean inView() {
+        return !shape.scheme.equals(BROKEN_SCHEME);
+    }
+
+    /** @return every broken variant */
+    static List<Bug> variants() {
+        return Arrays.stream(values()).filter(bug -> !bug.failures.isEmpty()).collect(Collectors.toList());
+    }
+
+    /**
+     * @param server the name of a {@code broken://} server, {@code secure-<variant>}
+     * @return the defect that server (and its clients' drivers) has
+     * @throws IllegalArgumentException if no variant of a server or driver defect has that name
+     */
+    static Bug servedBy(String server) {
+        String name = server.startsWith("secure-") ? server.substring("secure-".length()) : server;
+        return variants().stream().filter(bug -> !bug.inView() && bug.variant.equals(name)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no broken variant is named '" + name + "'; a "
+                        + BROKEN_SCHEME + ":// server is named secure-<variant>, one of "
+                        + variants().stream().filter(bug -> !bug.inView()).map(Bug::variant).collect(Collectors.toList())));
+    }
 }

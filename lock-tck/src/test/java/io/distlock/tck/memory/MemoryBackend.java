@@ -30,15 +30,15 @@ import java.util.stream.Collectors;
  * listens there.
  *
  * <p>The reference declares CORRECTNESS and every feature except QUORUM. The nested subclasses are
- * variants, each under its own scheme: deliberately broken ones (one {@link Bug} each, with the
- * reference's declaration, so that the TCK must catch the lie) and an honest efficiency lock.
+ * variants, each under its own scheme: the reference shaped like a session store, an honest efficiency
+ * lock, and {@code broken://}, whose servers each have one deliberate defect ({@link Bug}).
  */
 public class MemoryBackend implements LockBackend {
 
     static final Set<Feature> ALL_BUT_QUORUM = EnumSet.complementOf(EnumSet.of(Feature.QUORUM));
 
     private final BackendDescriptor descriptor;
-    private final Bug bug;
+    private final Bug defect;
     private final boolean sessionStore;
 
     /** The reference backend, scheme {@code memory}. */
@@ -46,13 +46,13 @@ public class MemoryBackend implements LockBackend {
         this("memory", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NONE);
     }
 
-    MemoryBackend(String scheme, Guarantee guarantee, Set<Feature> features, Bug bug) {
-        this(scheme, guarantee, features, bug, false);
+    MemoryBackend(String scheme, Guarantee guarantee, Set<Feature> features, Bug defect) {
+        this(scheme, guarantee, features, defect, false);
     }
 
-    MemoryBackend(String scheme, Guarantee guarantee, Set<Feature> features, Bug bug, boolean sessionStore) {
+    MemoryBackend(String scheme, Guarantee guarantee, Set<Feature> features, Bug defect, boolean sessionStore) {
         this.descriptor = new BackendDescriptor(scheme, guarantee, features);
-        this.bug = bug;
+        this.defect = defect;
         this.sessionStore = sessionStore;
     }
 
@@ -83,6 +83,7 @@ public class MemoryBackend implements LockBackend {
         if (server.startsWith("down")) {
             throw new BackendUnavailableException(endpoint, "cannot reach " + endpoint + ": the server is down", null);
         }
+        Bug bug = bugOf(server);
         if (bug == Bug.LOGS_PASSWORD) {
             System.getLogger(MemoryBackend.class.getName()).log(System.Logger.Level.DEBUG, "connecting to " + uri);
         }
@@ -115,7 +116,16 @@ public class MemoryBackend implements LockBackend {
                 ? new MemoryGateway.Remote(Integer.parseInt(gateway.get()), endpoint, endpoint, options.operationTimeout())
                 : MemoryProtocol.of(MemoryServer.named(scheme, server, bug));
         return new MemoryDriver(protocol, bug, descriptor.has(Feature.FENCING_TOKENS), context,
-                sessionStore, links, options.operationTimeout(), principal, endpoint, refusedAsUnavailable);
+                sessionStore || bug.shape().sessionStore, links, options.operationTimeout(), principal, endpoint,
+                refusedAsUnavailable);
+    }
+
+    /**
+     * @param server the server's name
+     * @return the defect of that server and of its clients' drivers: this backend's, whatever the name
+     */
+    Bug bugOf(String server) {
+        return defect;
     }
 
     /** One option of a URI's query: {@code link=<id>[,<id>…]}, {@code gateway=<port>} or {@code tls=untrusted}. */
@@ -150,259 +160,20 @@ public class MemoryBackend implements LockBackend {
         }
     }
 
-    /** Broken: release deletes whoever holds the lock. */
-    public static final class BlindDelete extends MemoryBackend {
-        /** Scheme {@code broken-blind-delete}. */
-        public BlindDelete() {
-            super("broken-blind-delete", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.BLIND_DELETE);
+    /**
+     * Every broken variant of a server or driver defect ({@link Bug}), scheme {@code broken}: the server
+     * named {@code secure-<variant>} has that variant's defect, and so do its clients' drivers. It declares
+     * what the reference declares, so that the TCK must catch the lie.
+     */
+    public static final class Broken extends MemoryBackend {
+        /** Scheme {@code broken}. */
+        public Broken() {
+            super(Bug.BROKEN_SCHEME, Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NONE);
         }
-    }
 
-    /** Broken: locks never expire. */
-    public static final class NoExpiry extends MemoryBackend {
-        /** Scheme {@code broken-no-expiry}. */
-        public NoExpiry() {
-            super("broken-no-expiry", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NO_EXPIRY);
-        }
-    }
-
-    /** Broken: one constant owner token for every acquisition. */
-    public static final class ConstantOwnerToken extends MemoryBackend {
-        /** Scheme {@code broken-constant-owner}. */
-        public ConstantOwnerToken() {
-            super("broken-constant-owner", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.CONSTANT_OWNER_TOKEN);
-        }
-    }
-
-    /** Broken: fencing tokens start over whenever the lock is free. */
-    public static final class NonMonotonicFence extends MemoryBackend {
-        /** Scheme {@code broken-non-monotonic-fence}. */
-        public NonMonotonicFence() {
-            super("broken-non-monotonic-fence", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NON_MONOTONIC_FENCE);
-        }
-    }
-
-    /** Broken: abandon is a no-op, so interrupted and timed-out waiters leave ghost requests. */
-    public static final class LeakedAbandon extends MemoryBackend {
-        /** Scheme {@code broken-leaked-abandon}. */
-        public LeakedAbandon() {
-            super("broken-leaked-abandon", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LEAKED_ABANDON);
-        }
-    }
-
-    /** Broken: the server honours half the lease time. */
-    public static final class EarlyExpiry extends MemoryBackend {
-        /** Scheme {@code broken-early-expiry}. */
-        public EarlyExpiry() {
-            super("broken-early-expiry", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.EARLY_EXPIRY);
-        }
-    }
-
-    /** Broken: declares FIFO_WAITERS but serves the newest waiter first. */
-    public static final class LifoWaiters extends MemoryBackend {
-        /** Scheme {@code broken-lifo-waiters}. */
-        public LifoWaiters() {
-            super("broken-lifo-waiters", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LIFO_WAITERS);
-        }
-    }
-
-    /** Broken: extend prolongs whoever holds the lock. */
-    public static final class BlindExtend extends MemoryBackend {
-        /** Scheme {@code broken-blind-extend}. */
-        public BlindExtend() {
-            super("broken-blind-extend", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.BLIND_EXTEND);
-        }
-    }
-
-    /** Broken: declares WAIT_NOTIFICATION, never notifies. */
-    public static final class SilentNotifications extends MemoryBackend {
-        /** Scheme {@code broken-silent-notifications}. */
-        public SilentNotifications() {
-            super("broken-silent-notifications", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.SILENT_NOTIFICATIONS);
-        }
-    }
-
-    /** Broken: a removal that could not reach the server is forgotten. */
-    public static final class ForgetsFailedCleanup extends MemoryBackend {
-        /** Scheme {@code broken-forgets-cleanup}. */
-        public ForgetsFailedCleanup() {
-            super("broken-forgets-cleanup", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.FORGETS_FAILED_CLEANUP);
-        }
-    }
-
-    /** Broken: an unknown outcome is reported as busy. */
-    public static final class UnknownAsBusy extends MemoryBackend {
-        /** Scheme {@code broken-unknown-as-busy}. */
-        public UnknownAsBusy() {
-            super("broken-unknown-as-busy", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.UNKNOWN_AS_BUSY);
-        }
-    }
-
-    /** Broken: extensions are applied out of order and reported at once. */
-    public static final class ReorderedExtends extends MemoryBackend {
-        /** Scheme {@code broken-reordered-extends}. */
-        public ReorderedExtends() {
-            super("broken-reordered-extends", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.REORDERED_EXTENDS);
-        }
-    }
-
-    /** Broken: ownership keyed by client and name. */
-    public static final class OwnerByName extends MemoryBackend {
-        /** Scheme {@code broken-owner-by-name}. */
-        public OwnerByName() {
-            super("broken-owner-by-name", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.OWNER_BY_NAME);
-        }
-    }
-
-    /** Broken: a late write takes the lock after its cleanup. */
-    public static final class LateWriteWins extends MemoryBackend {
-        /** Scheme {@code broken-late-write-wins}. */
-        public LateWriteWins() {
-            super("broken-late-write-wins", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LATE_WRITE_WINS);
-        }
-    }
-
-    /** Broken: a CORRECTNESS single node whose fence starts over after a restart. */
-    public static final class FenceResetsOnRestart extends MemoryBackend {
-        /** Scheme {@code broken-fence-resets}. */
-        public FenceResetsOnRestart() {
-            super("broken-fence-resets", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.FENCE_RESETS_ON_RESTART);
-        }
-    }
-
-    /** Broken: a session store that never reports its connection restored after a partition. */
-    public static final class NeverRestored extends MemoryBackend {
-        /** Scheme {@code broken-never-restored}. */
-        public NeverRestored() {
-            super("broken-never-restored", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NEVER_RESTORED, true);
-        }
-    }
-
-    /** A session store whose loss sweep forgets a grant in flight when its session ends ({@link Bug#SWEEP_FORGETS_IN_FLIGHT}). */
-    public static final class SweepForgetsInFlight extends MemoryBackend {
-        /** Scheme {@code broken-sweep-forgets-in-flight}. */
-        public SweepForgetsInFlight() {
-            super("broken-sweep-forgets-in-flight", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.SWEEP_FORGETS_IN_FLIGHT, true);
-        }
-    }
-
-    /** Broken: a late copy of a released acquire, sent again past a route that did not answer, takes the lock. */
-    public static final class LateCopyAfterRelease extends MemoryBackend {
-        /** Scheme {@code broken-late-copy}. */
-        public LateCopyAfterRelease() {
-            super("broken-late-copy", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LATE_COPY_AFTER_RELEASE);
-        }
-    }
-
-    /** Broken: grants expire by the server's wall clock, so a forward jump ends them early. */
-    public static final class WallClockExpiry extends MemoryBackend {
-        /** Scheme {@code broken-wall-clock}. */
-        public WallClockExpiry() {
-            super("broken-wall-clock", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.WALL_CLOCK_EXPIRY);
-        }
-    }
-
-    /** Broken: a CORRECTNESS claim over asynchronous replicas, which a failover to a lagging one breaks. */
-    public static final class AsyncReplication extends MemoryBackend {
-        /** Scheme {@code broken-async-replication}. */
-        public AsyncReplication() {
-            super("broken-async-replication", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.ASYNC_REPLICATION);
-        }
-    }
-
-    /** Broken: each read of an attempt has an operation timeout of its own. */
-    public static final class TimeoutPerRead extends MemoryBackend {
-        /** Scheme {@code broken-timeout-per-read}. */
-        public TimeoutPerRead() {
-            super("broken-timeout-per-read", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.TIMEOUT_PER_READ);
-        }
-    }
-
-    /** Broken: a grant that came back later than its lease time is deleted and reported as busy. */
-    public static final class LateGrantAsBusy extends MemoryBackend {
-        /** Scheme {@code broken-late-grant-busy}. */
-        public LateGrantAsBusy() {
-            super("broken-late-grant-busy", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LATE_GRANT_AS_BUSY);
-        }
-    }
-
-    /** Broken: a refused password looks like an unreachable server. */
-    public static final class WrongPasswordAsUnavailable extends MemoryBackend {
-        /** Scheme {@code broken-wrong-password-unavailable}. */
-        public WrongPasswordAsUnavailable() {
-            super("broken-wrong-password-unavailable", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.WRONG_PASSWORD_AS_UNAVAILABLE);
-        }
-    }
-
-    /** Broken: the lock's state has no access control. */
-    public static final class StateWithoutAcl extends MemoryBackend {
-        /** Scheme {@code broken-state-without-acl}. */
-        public StateWithoutAcl() {
-            super("broken-state-without-acl", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.STATE_WITHOUT_ACL);
-        }
-    }
-
-    /** Broken: no rights looks like contention. */
-    public static final class NoRightsAsBusy extends MemoryBackend {
-        /** Scheme {@code broken-no-rights-busy}. */
-        public NoRightsAsBusy() {
-            super("broken-no-rights-busy", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NO_RIGHTS_AS_BUSY);
-        }
-    }
-
-    /** Broken: any server certificate is trusted. */
-    public static final class TrustsAnyCertificate extends MemoryBackend {
-        /** Scheme {@code broken-trusts-any-certificate}. */
-        public TrustsAnyCertificate() {
-            super("broken-trusts-any-certificate", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.TRUSTS_ANY_CERTIFICATE);
-        }
-    }
-
-    /** Broken: the fencing token comes from a counter per JVM. */
-    public static final class JvmLocalFence extends MemoryBackend {
-        /** Scheme {@code broken-jvm-local-fence}. */
-        public JvmLocalFence() {
-            super("broken-jvm-local-fence", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.JVM_LOCAL_FENCE);
-        }
-    }
-
-    /** Broken: declares FENCING_TOKENS, leases carry none. */
-    public static final class NoFencingToken extends MemoryBackend {
-        /** Scheme {@code broken-missing-token}. */
-        public NoFencingToken() {
-            super("broken-missing-token", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.NO_FENCING_TOKEN);
-        }
-    }
-
-    /** Broken: the connection URI, password included, is logged at DEBUG. */
-    public static final class LogsPassword extends MemoryBackend {
-        /** Scheme {@code broken-logs-password}. */
-        public LogsPassword() {
-            super("broken-logs-password", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.LOGS_PASSWORD);
-        }
-    }
-
-    /** Broken: close() waits another operation timeout on the link. */
-    public static final class SlowClose extends MemoryBackend {
-        /** Scheme {@code broken-slow-close}. */
-        public SlowClose() {
-            super("broken-slow-close", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.SLOW_CLOSE);
-        }
-    }
-
-    /** Broken: an unanswered extension is reported as lost. */
-    public static final class TimeoutAsLost extends MemoryBackend {
-        /** Scheme {@code broken-timeout-as-lost}. */
-        public TimeoutAsLost() {
-            super("broken-timeout-as-lost", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.TIMEOUT_AS_LOST);
-        }
-    }
-
-    /** Broken: a retry does not recognise its own landed write. */
-    public static final class OwnWriteUnrecognised extends MemoryBackend {
-        /** Scheme {@code broken-own-write-unrecognised}. */
-        public OwnWriteUnrecognised() {
-            super("broken-own-write-unrecognised", Guarantee.CORRECTNESS, ALL_BUT_QUORUM, Bug.OWN_WRITE_UNRECOGNISED);
+        @Override
+        Bug bugOf(String server) {
+            return Bug.servedBy(server);
         }
     }
 }
