@@ -39,7 +39,11 @@ abstract class SecurityRules extends InputRules {
     /** What rule 6.4 collects from the rules of group 6 besides the logs: exception texts, toString()s. */
     private static final List<String> SEEN = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-    /** Rule 6.1 (see SPEC.md). */
+    /**
+     * Rule 6.1 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
     @Test
     @DisplayName("6.1 a wrong password is an authentication error, at once, not unavailable")
     public void required_6_1_wrongPassword() throws InterruptedException {
@@ -47,7 +51,11 @@ abstract class SecurityRules extends InputRules {
         refusedIdentity(connector, "a client with a wrong password", "the wrong password was accepted");
     }
 
-    /** Rule 6.3 (see SPEC.md). */
+    /**
+     * Rule 6.3 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
     @Test
     @DisplayName("6.3 a server certificate the client does not trust is refused")
     public void required_6_3_untrustedServer() throws InterruptedException {
@@ -202,7 +210,11 @@ abstract class SecurityRules extends InputRules {
         assertNoSecretIn(thrown, "the AccessDeniedException");
     }
 
-    /** Rule 6.4 (see SPEC.md). */
+    /**
+     * Rule 6.4 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
     @Test
     @DisplayName("6.4 no secret in any log line, message or toString()")
     public void required_6_4_noSecretAnywhere() throws InterruptedException {
