@@ -13,16 +13,16 @@ command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v etcd >/dev/null 2>&1 || missing+=(etcd-server)
 # lock-etcd's EtcdCredentialsTest runs the README's etcdctl commands (role, user, grant) as written.
 command -v etcdctl >/dev/null 2>&1 || missing+=(etcd-client)
-# lock-fenced-jdbc's tests run PostgreSQL (lock-tck's PostgresServer); Debian keeps its binaries off
+# lock-fenced-jdbc's tests run PostgreSQL (lock-tck-fixtures' PostgresServer); Debian keeps its binaries off
 # the PATH, in /usr/lib/postgresql/<version>/bin.
 compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null || missing+=(postgresql)
-# ... and MariaDB (lock-tck's MariaDbServer); Debian puts mariadbd in /usr/sbin, off a user's PATH,
+# ... and MariaDB (lock-tck-fixtures' MariaDbServer); Debian puts mariadbd in /usr/sbin, off a user's PATH,
 # and mariadb-install-db, mariadb-admin and mariadb in /usr/bin.
 if ! { [ -x /usr/sbin/mariadbd ] || command -v mariadbd >/dev/null 2>&1; } \
     || ! command -v mariadb-install-db >/dev/null 2>&1 || ! command -v mariadb >/dev/null 2>&1; then
   missing+=(mariadb-server mariadb-client)
 fi
-# The C compiler builds the CAS/CAD Redis module the Tair tests load into redis-server (lock-tck's TairModule).
+# The C compiler builds the CAS/CAD Redis module the Tair tests load into redis-server (lock-tck-fixtures' TairModule).
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 
 if ((${#missing[@]})); then

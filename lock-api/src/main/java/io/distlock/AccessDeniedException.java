@@ -16,6 +16,7 @@ public class AccessDeniedException extends LockException {
     /** Serialization version. */
     private static final long serialVersionUID = 1L;
 
+    /** The endpoint(s) that refused, without credentials (serialized with the exception). */
     private final String endpoint;
 
     /**

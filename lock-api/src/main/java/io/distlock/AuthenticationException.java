@@ -17,6 +17,7 @@ public class AuthenticationException extends LockException {
     /** Serialization version. */
     private static final long serialVersionUID = 1L;
 
+    /** The endpoint(s) concerned, without credentials (serialized with the exception). */
     private final String endpoint;
 
     /**

@@ -3,7 +3,7 @@ package io.distlock.tck;
 /**
  * One client's path to one node of the backend, with the faults a network can have. The rules of
  * group 4 that cut a client off ({@link ClientPartition}) act on these. A TCP implementation is
- * {@link io.distlock.tck.fixtures.FaultProxy}: a proxy per client and node.
+ * {@code FaultProxy} of lock-tck-fixtures: a proxy per client and node.
  *
  * <p>All methods are thread-safe and return at once.
  */

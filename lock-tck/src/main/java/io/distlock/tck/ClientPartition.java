@@ -12,8 +12,8 @@ import java.util.function.Supplier;
  * acquire during a partition; a blackholed server; a partition past the session; one node's link
  * holding requests; rules 4.20–4.22: a close, a renewal and a waiting acquire's first reply meeting
  * silence; rule 7.2: the {@code Lock} view's unlock during a partition). Every backend whose verification starts its own
- * servers supplies one: for TCP backends, a {@link io.distlock.tck.fixtures.FaultProxy} per node
- * for each client ({@link io.distlock.tck.fixtures.FaultProxy#partitionedClient} builds it).
+ * servers supplies one: for TCP backends, a fault proxy per node for each client
+ * ({@code FaultProxy.partitionedClient} of lock-tck-fixtures builds it).
  * Supply it through {@link LockVerification#clientPartition()}.
  */
 public interface ClientPartition {

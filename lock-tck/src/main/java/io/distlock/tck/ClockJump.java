@@ -11,7 +11,7 @@ import java.util.function.BiConsumer;
  * the server keeps time: a server that expires leases by its wall clock lets every key expire that
  * much early; one that expires them by a monotonic clock is not moved at all. The hook applies
  * the jump as the server would feel it: a Redis server, whose expiries are wall-clock deadlines,
- * has every remaining TTL shortened by the jump ({@link io.distlock.tck.fixtures.RedisServer#shiftClock}).
+ * has every remaining TTL shortened by the jump ({@code RedisServer.shiftClock} of lock-tck-fixtures).
  * Supply it through {@link LockVerification#clockJump()}.
  */
 public interface ClockJump {

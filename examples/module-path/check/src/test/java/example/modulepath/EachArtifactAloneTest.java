@@ -76,9 +76,9 @@ class EachArtifactAloneTest {
         assertOutput(run, RAN);
     }
 
-    /** On the server lock-tair's README builds from the published lock-tck jar. */
+    /** On the server lock-tair's README builds from the published lock-tck-fixtures jar. */
     @Test
-    void tairOnTheModuleBuiltFromThePublishedTck() {
+    void tairOnTheModuleBuiltFromThePublishedFixtures() {
         Shell.Result run = run("lock-tair", "tair", Map.of("127.0.0.1:7200", servers.tair()), "lock-tair", "lock-redis-single", "lock-api");
         assertOutput(run, RAN, "with fencing token");
     }

@@ -38,7 +38,7 @@ import java.util.function.Supplier;
  * The servers the consumers run against, each started on first use and shared by every test of
  * the run: Redis, Redis with a password, three Redis nodes, a primary with its replica, ZooKeeper
  * and PostgreSQL from the TCK's fixtures, and two that READMEs start themselves — Tair's module built
- * from the published {@code lock-tck} jar and loaded into {@code redis-server} (lock-tair's README),
+ * from the published {@code lock-tck-fixtures} jar and loaded into {@code redis-server} (lock-tair's README),
  * and the 3-member etcd cluster (lock-etcd's) — by their own commands, on free ports instead of theirs.
  */
 final class Servers implements AutoCloseable {
@@ -89,7 +89,7 @@ final class Servers implements AutoCloseable {
 
     /**
      * lock-tair's README's commands, run as written but for the port and the directory: the
-     * CAS/CAD module unpacked from the published {@code lock-tck} jar with Maven, compiled with
+     * CAS/CAD module unpacked from the published {@code lock-tck-fixtures} jar with Maven, compiled with
      * {@code cc}, loaded into a {@code redis-server} in the foreground.
      *
      * @return {@code 127.0.0.1:<port>} of that server, once it answers

@@ -16,8 +16,11 @@ public final class StaleTokenException extends SQLException {
     /** Serialization version. */
     private static final long serialVersionUID = 1L;
 
+    /** The resource the refused write was for (serialized with the exception, as the two below). */
     private final String resource;
+    /** The refused token. */
     private final long token;
+    /** The higher token the fence held for the resource. */
     private final long currentToken;
 
     /**

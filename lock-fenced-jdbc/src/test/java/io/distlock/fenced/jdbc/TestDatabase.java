@@ -8,7 +8,7 @@ import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
 /**
- * A real server of one of the fence's databases, started by lock-tck's fixture, with what the tests
+ * A real server of one of the fence's databases, started by lock-tck-fixtures, with what the tests
  * must say differently for it: the fence's factory, SQL of their own, the SQLStates they expect.
  */
 final class TestDatabase implements AutoCloseable {

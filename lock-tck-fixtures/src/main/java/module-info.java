@@ -1,0 +1,19 @@
+/**
+ * Real servers for tests on free loopback ports, fault proxies in front of them and throw-away
+ * certificates: {@code io.distlock.tck.fixtures}. Beside the TCK as curator-test and jetcd-test
+ * stand beside their libraries: a backend's tests add it to start their servers, and it is the
+ * ready-made hook ({@code FaultProxy.partitionedClient}, {@code EtcdCluster.faults()},
+ * {@code RedisReplicaSet.replicaFailover}) a verification hands the TCK.
+ */
+@SuppressWarnings("requires-automatic")
+module io.distlock.tck.fixtures {
+    // Its public signatures name the TCK's hook interfaces (which bring io.distlock along).
+    requires transitive io.distlock.tck;
+    // EtcdCluster's operator actions go through etcd's JSON gateway.
+    requires java.net.http;
+    // RedisServer's Docker runtime only; never loaded without them (RedisContainerRuntime).
+    requires static testcontainers;
+    requires static com.github.dockerjava.api;
+
+    exports io.distlock.tck.fixtures;
+}
