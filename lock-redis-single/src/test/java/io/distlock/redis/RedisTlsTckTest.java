@@ -2,7 +2,7 @@ package io.distlock.redis;
 
 import io.distlock.LockClient;
 import io.distlock.Locks;
-import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.support.LockScripts;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;

@@ -3,7 +3,7 @@ package io.distlock.rediswait;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
-import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.support.LockScripts;
 import io.distlock.tck.ClientPartition;
 import io.distlock.tck.ClockJump;
 import io.distlock.tck.LeaseRevocation;

@@ -4,7 +4,7 @@ import static java.nio.charset.StandardCharsets.UTF_8;
 
 import io.distlock.LockClient;
 import io.distlock.Locks;
-import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.support.LockScripts;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;

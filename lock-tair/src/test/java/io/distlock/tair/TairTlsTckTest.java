@@ -6,7 +6,7 @@ import io.distlock.Credentials;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
-import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.support.LockScripts;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;
