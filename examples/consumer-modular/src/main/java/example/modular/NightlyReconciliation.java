@@ -1,5 +1,6 @@
 package example.modular;
 
+import io.distlock.BackendDescriptor;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
@@ -11,6 +12,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.stream.Collectors;
 
 /**
  * The README's first example, on the module path: every instance of a service wakes at 02:00 for
@@ -72,6 +74,9 @@ public final class NightlyReconciliation {
         // JVM (on a small machine starting five of them at once, more than the default 2 s), so it
         // gives the connect longer than an operation needs.
         LockOptions startup = LockOptions.builder().connectTimeout(Duration.ofSeconds(15)).build();
+        // What the module path brought: each backend artifact its own schemes, and no other.
+        System.out.println("backends: " + Locks.backends().stream().map(BackendDescriptor::scheme).sorted()
+                .collect(Collectors.joining(", ")));
         try (LockClient client = Locks.connect(URI.create(args[0]), startup)) {   // one client per process, for its lifetime
             boolean ran = reconcileOnce(client, (report, fence) -> System.out.println(
                     "writing '" + report + "'" + (fence.isPresent() ? " with fencing token " + fence.getAsLong() : "")));

@@ -1,6 +1,6 @@
 package io.distlock.bench;
 
-import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.support.LockScripts;
 
 import java.util.List;
 

@@ -3,7 +3,7 @@ package io.distlock.redis;
 import io.distlock.BackendDescriptor;
 import io.distlock.Guarantee;
 import io.distlock.LockOptions;
-import io.distlock.redis.internal.RedisEndpoint;
+import io.distlock.redis.support.RedisEndpoint;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;

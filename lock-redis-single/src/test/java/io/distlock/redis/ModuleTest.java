@@ -31,40 +31,38 @@ class ModuleTest {
     }
 
     @Test
-    void providesTheBackendAndExportsItsPrimitiveOnlyToTheRedisFamily() throws Exception {
+    void providesTheBackendAndExportsNothing() throws Exception {
         ModuleDescriptor descriptor = ModuleFinder.of(location(RedisLockBackend.class))
                 .find("io.distlock.redis").orElseThrow().descriptor();
-        // Users get nothing; the per-node primitive goes to the Redis-family backends by qualified export.
-        assertThat(descriptor.exports()).singleElement().satisfies(exports -> {
-            assertThat(exports.source()).isEqualTo("io.distlock.redis.internal");
-            assertThat(exports.isQualified()).isTrue();
-            assertThat(exports.targets()).containsExactlyInAnyOrder("io.distlock.redlock", "io.distlock.rediswait", "io.distlock.tair");
-        });
+        // Users get nothing; what the Redis family shares is lock-redis-support's, not this backend's.
+        assertThat(descriptor.exports()).isEmpty();
         assertThat(descriptor.uses()).isEmpty();
         assertThat(descriptor.provides()).hasSize(1);
         ModuleDescriptor.Provides provides = descriptor.provides().iterator().next();
         assertThat(provides.service()).isEqualTo("io.distlock.spi.LockBackend");
         assertThat(provides.providers()).containsExactly(RedisLockBackend.class.getName(), RedissLockBackend.class.getName());
         assertThat(descriptor.requires()).extracting(ModuleDescriptor.Requires::name).containsExactlyInAnyOrder(
-                "java.base", "io.distlock", "redis.clients.jedis", "org.apache.commons.pool2", "org.slf4j");
+                "java.base", "io.distlock", "io.distlock.redis.support");
     }
 
     @Test
     void isFoundOnTheClasspath() {
-        assertThat(Locks.backends()).extracting(BackendDescriptor::scheme).contains("redis");
+        assertThat(Locks.backends()).as("the schemes of this artifact and what it brings, alone on a classpath")
+                .extracting(BackendDescriptor::scheme).containsExactly("redis", "rediss");
         assertThat(Locks.backends()).filteredOn(d -> d.scheme().equals("redis"))
                 .singleElement().extracting(BackendDescriptor::guarantee).isEqualTo(Guarantee.EFFICIENCY);
     }
 
     @Test
     void isFoundOnTheModulePath() throws Exception {
-        // The module path a user would have: lock-api, this module, jedis and what jedis needs.
+        // The module path a user would have: lock-api, lock-redis-support, this module, jedis and what jedis needs.
         List<String> driverJars = List.of("jedis", "commons-pool2", "slf4j-api", "gson", "json", "redis-authx",
                 "error_prone");
         Stream<Path> jars = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                 .filter(entry -> driverJars.stream().anyMatch(name -> Path.of(entry).getFileName().toString().startsWith(name)))
                 .map(Path::of);
-        Path[] modulePath = Stream.concat(Stream.of(location(Locks.class), location(RedisLockBackend.class)), jars)
+        Path[] modulePath = Stream.concat(Stream.of(location(Locks.class), location(Class.forName("io.distlock.redis.support.RedisNode")),
+                        location(RedisLockBackend.class)), jars)
                 .toArray(Path[]::new);
         Configuration configuration = ModuleLayer.boot().configuration()
                 .resolveAndBind(ModuleFinder.of(modulePath), ModuleFinder.of(), Set.of("io.distlock"));

@@ -2,20 +2,19 @@ package io.distlock.redis;
 
 import io.distlock.LockClient;
 import io.distlock.Locks;
-import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.support.LockScripts;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;
 import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.Security;
+import io.distlock.tck.fixtures.RedisFamilyHooks;
+import io.distlock.tck.fixtures.RedisFamilyHooks.Principals;
 import io.distlock.tck.fixtures.RedisServer;
 import io.distlock.tck.fixtures.TestCertificates;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -33,19 +32,18 @@ import org.junit.jupiter.api.BeforeAll;
 @RuleSelection(value = "1,6", mustPass = "6")
 class RedisTlsTckTest extends LockVerification {
 
-    static final String INTRUDER_SECRET = "pw-Intruder-5b1c";
-    static final String WRONG_SECRET = "pw-Wrong-8d3e";
-    /** The {@code default} user's password: the fixture's own connections use it, never distlock. */
-    static final String ADMIN_SECRET = "pw-Admin-2862";
+    /** The {@code default} user's password is the admin secret: the fixture's own connections use it, never distlock. */
+    static final Principals PRINCIPALS = new Principals(List.of(RedisTlsTest.LOCKER_RULES), RedisTlsTest.SECRET,
+            "pw-Intruder-5b1c", "pw-Wrong-8d3e", "pw-Admin-2862");
 
     private static RedisServer redis;
+    private static RedisFamilyHooks hooks;
     private static TestCertificates otherCa;
 
     @BeforeAll
     static void startServer() {
-        redis = RedisServer.builder().tls(TestCertificates.shared()).password(ADMIN_SECRET)
-                .aclUser("locker", RedisTlsTest.SECRET, RedisTlsTest.LOCKER_RULES)
-                .aclUser("intruder", INTRUDER_SECRET, intruderRules(RedisTlsTest.LOCKER_RULES)).start();
+        redis = PRINCIPALS.configure(RedisServer.builder().tls(TestCertificates.shared())).start();
+        hooks = RedisFamilyHooks.onServer("rediss", redis, LockScripts::lockKey); // on the fixture's own (TLS) connection
         otherCa = TestCertificates.generate();
     }
 
@@ -55,85 +53,40 @@ class RedisTlsTckTest extends LockVerification {
         otherCa.close();
     }
 
-    /** The same commands as {@code rules}, on the keys and channels {@code other:*} instead of {@code distlock:*}. */
-    static String[] intruderRules(String... rules) {
-        List<String> out = new ArrayList<>();
-        for (String rule : rules) {
-            out.add(rule.equals("~distlock:*") ? "~other:*" : rule.equals("&distlock:*") ? "&other:*" : rule);
-        }
-        return out.toArray(String[]::new);
-    }
-
     private static String trusting(String uri, TestCertificates ca) {
-        return uri + "?" + RedisTlsTest.storeQuery("trustStore", ca.trustStore());
+        return uri + "?" + RedisFamilyHooks.trustStoreQuery(ca);
     }
 
     @Override
     protected LockClient newClient() {
-        return Locks.connect(trusting(redis.uri("locker"), TestCertificates.shared()));
+        return Locks.connect(trusting(redis.uri(Principals.LOCKER), TestCertificates.shared()));
     }
 
     /** Rules 1.4 and 1.7: a client in a child JVM connects as {@link #newClient()} does (its password and trust store in the URI). */
     @Override
     protected Optional<SeparateProcess> separateProcess() {
-        return Optional.of(SeparateProcess.of(trusting(redis.uri("locker"), TestCertificates.shared())));
+        return Optional.of(SeparateProcess.of(trusting(redis.uri(Principals.LOCKER), TestCertificates.shared())));
     }
 
-    /** Rule 1.10: the lock key's PTTL, read by the fixture's own (TLS) connection. */
+    /** Rule 1.10: the lock key's PTTL. */
     @Override
     protected Optional<LockProbe> lockProbe() {
-        return Optional.of(lockName -> {
-            long pttl = (Long) redis.call("PTTL", LockScripts.lockKey(lockName));
-            return pttl == -2 ? Optional.empty()
-                    : Optional.of(pttl == -1 ? LockProbe.UNTIL_RELEASED : Duration.ofMillis(pttl));
-        });
-    }
-
-    @Override
-    protected Optional<Security> security() {
-        return Optional.of(new Security() {
-            @Override
-            public List<String> secrets() {
-                return List.of(RedisTlsTest.SECRET, INTRUDER_SECRET, WRONG_SECRET, ADMIN_SECRET,
-                        TestCertificates.shared().trustStore().password(), otherCa.trustStore().password());
-            }
-
-            @Override
-            public Optional<Supplier<LockClient>> wrongPassword() {
-                return Optional.of(() -> Locks.connect(trusting("rediss://locker:" + WRONG_SECRET + "@" + redis.endpoint(),
-                        TestCertificates.shared())));
-            }
-
-            @Override
-            public Optional<Supplier<LockClient>> unprivilegedClient() {
-                return Optional.of(() -> Locks.connect(trusting(redis.uri("intruder"), TestCertificates.shared())));
-            }
-
-            @Override
-            public Optional<Tamper> tamper() {
-                return Optional.of(lockName -> tamperAs(redis, "intruder", lockName));
-            }
-
-            @Override
-            public Optional<Supplier<LockClient>> untrustedServer() {
-                return Optional.of(() -> Locks.connect(trusting(redis.uri("locker"), otherCa)));
-            }
-        });
+        return Optional.of(hooks.lockProbe());
     }
 
     /**
-     * As {@code user}, on the fixture's own connection: delete, overwrite and re-expire the lock's
-     * keys, directly and from a script; each refusal ({@code NOPERM}) is swallowed.
+     * Group 6. Besides the lock key's plain writes, the intruder tries to reset the fence, to delete
+     * the lock from a script, and to wake its waiters.
      */
-    static void tamperAs(RedisServer server, String user, String lockName) {
-        String key = LockScripts.lockKey(lockName);
-        String fence = LockScripts.fenceKey(lockName);
-        String[][] attempts = {
-            {"DEL", key}, {"SET", key, "intruder"}, {"PEXPIRE", key, "1"}, {"DEL", fence}, {"SET", fence, "0"},
-            {"EVAL", "return redis.call('DEL', KEYS[1])", "1", key},
-            {"EVAL", "return redis.call('DEL', '" + key + "')", "0"},
-            {"PUBLISH", LockScripts.releaseChannel(lockName), "released"},
-        };
-        server.tryAs(user, attempts); // each refusal (NOPERM, or a script error carrying it) is what the rule expects
+    @Override
+    protected Optional<Security> security() {
+        return Optional.of(hooks.security(PRINCIPALS, otherCa, (user, password, ca) ->
+                Locks.connect(trusting("rediss://" + user + ":" + password + "@" + redis.endpoint(), ca)),
+                lockName -> new String[][] {
+                    {"DEL", LockScripts.fenceKey(lockName)}, {"SET", LockScripts.fenceKey(lockName), "0"},
+                    {"EVAL", "return redis.call('DEL', KEYS[1])", "1", LockScripts.lockKey(lockName)},
+                    {"EVAL", "return redis.call('DEL', '" + LockScripts.lockKey(lockName) + "')", "0"},
+                    {"PUBLISH", LockScripts.releaseChannel(lockName), "released"},
+                }));
     }
 }

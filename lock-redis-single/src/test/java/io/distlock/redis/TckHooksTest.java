@@ -1,13 +1,9 @@
 package io.distlock.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.distlock.BackendUnavailableException;
-import io.distlock.Lease;
 import io.distlock.LockClient;
-import io.distlock.tck.LockProbe;
-import io.distlock.tck.PartitionedClient;
+import io.distlock.tck.fixtures.RedisFamilyHooks;
 
 import java.time.Duration;
 
@@ -33,30 +29,12 @@ class TckHooksTest {
 
     @Test
     void theProbeTellsHowLongTheServerHoldsTheLock() {
-        LockProbe probe = verification.lockProbe().orElseThrow();
-        try (LockClient client = verification.newClient()) {
-            assertThat(probe.heldFor("probed")).isEmpty();
-            Lease lease = client.lock("probed").tryAcquire(LEASE).orElseThrow();
-            assertThat(probe.heldFor("probed")).hasValueSatisfying(d -> assertThat(d)
-                    .isGreaterThanOrEqualTo(lease.remaining()).isLessThanOrEqualTo(LEASE));
-            lease.release();
-            assertThat(probe.heldFor("probed")).isEmpty();
-        }
+        RedisFamilyHooks.checkProbe(verification.lockProbe().orElseThrow(), verification::newClient);
     }
 
     @Test
-    void aPartitionedClientIsCutOffByItsOwnLinkAndHealsWithIt() throws Exception {
-        try (PartitionedClient partitioned = verification.clientPartition().orElseThrow().open();
-             LockClient other = verification.newClient()) {
-            assertThat(partitioned.links()).hasSize(1);
-            partitioned.client().lock("partitioned").tryAcquire(LEASE).orElseThrow().release();
-            partitioned.blackholeAll();
-            assertThatThrownBy(() -> partitioned.client().lock("partitioned").tryAcquire(LEASE))
-                    .isInstanceOf(BackendUnavailableException.class);
-            assertThat(other.lock("elsewhere").tryAcquire(LEASE)).as("other clients are not cut off").isPresent();
-            partitioned.healAll();
-            assertThat(partitioned.client().lock("partitioned").tryAcquire(LEASE, Duration.ofSeconds(5))).isPresent();
-        }
+    void aPartitionedClientIsCutOffByItsOwnLinkAndHealsWithIt() throws InterruptedException {
+        RedisFamilyHooks.checkPartition(verification.clientPartition().orElseThrow(), verification::newClient, 1);
     }
 
     @Test

@@ -7,7 +7,7 @@ import io.distlock.LockClient;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
-import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.support.LockScripts;
 import io.distlock.rediswait.internal.RedisWaitDriver;
 import io.distlock.rediswait.internal.RedisWaitSettings;
 import io.distlock.spi.ExtendOutcome;

@@ -3,7 +3,7 @@ package io.distlock.rediswait;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
-import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.support.LockScripts;
 import io.distlock.tck.ClientPartition;
 import io.distlock.tck.ClockJump;
 import io.distlock.tck.LeaseRevocation;
@@ -12,11 +12,9 @@ import io.distlock.tck.LockVerification;
 import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.TestEnvironment;
-import io.distlock.tck.fixtures.FaultProxy;
-import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.RedisFamilyHooks;
 import io.distlock.tck.fixtures.RedisReplicaSet;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -34,10 +32,12 @@ import org.junit.jupiter.api.BeforeAll;
 class RedisWaitTckTest extends LockVerification {
 
     private static RedisReplicaSet redis;
+    private static RedisFamilyHooks hooks;
 
     @BeforeAll
     static void startServers() {
         redis = RedisReplicaSet.start(2, 3);
+        hooks = RedisFamilyHooks.onPrimary("redis-wait", redis, LockScripts::lockKey);
     }
 
     @AfterAll
@@ -57,7 +57,9 @@ class RedisWaitTckTest extends LockVerification {
      * replicas' acknowledgements come late, as everything else does; it must stay below the 100 ms
      * contention lease, which is scaled by the same factor).
      */
-    private static final Duration WAIT_TIMEOUT = scaled(Duration.ofMillis(50));
+    private static final Duration WAIT_TIMEOUT = new TestEnvironment().scaled(Duration.ofMillis(50));
+
+    // The hooks in the order of the rules that use them.
 
     @Override
     protected LockClient newClient() {
@@ -68,6 +70,43 @@ class RedisWaitTckTest extends LockVerification {
     @Override
     protected Optional<SeparateProcess> separateProcess() {
         return Optional.of(SeparateProcess.of(sentinelUri("", "&waitTimeout=" + WAIT_TIMEOUT.toMillis())));
+    }
+
+    /** Rule 1.10: the lock key's PTTL on the primary. */
+    @Override
+    protected Optional<LockProbe> lockProbe() {
+        return Optional.of(hooks.lockProbe());
+    }
+
+    /** Rule 4.4: the primary's clock jumps; every TTL there (and, replicated, on the replicas) ends that much earlier. */
+    @Override
+    protected Optional<ClockJump> clockJump() {
+        return Optional.of(hooks.clockJump());
+    }
+
+    /** Rule 4.5: Sentinel failovers to a chosen replica; clients of the Sentinel form follow them. */
+    @Override
+    protected Optional<ReplicaFailover> replicaFailover() {
+        return Optional.of(redis.replicaFailover(this::newClient));
+    }
+
+    /** Rules 4.8 and 4.13: the lock key is deleted on the primary, as an operator or an eviction would. */
+    @Override
+    protected Optional<LeaseRevocation> leaseRevocation() {
+        return Optional.of(hooks.leaseRevocation());
+    }
+
+    /**
+     * Rules 4.9–4.12, 4.14 and 4.16: each client names the primary (the fixed form) through a fault
+     * proxy of its own, in front of the primary's client proxy, with short timeouts (500 ms, scaled). A
+     * reply that carries a {@code WAIT} may take the operation timeout plus {@code waitTimeout}: that is
+     * these clients' operation timeout as the rules count it.
+     */
+    @Override
+    protected Optional<ClientPartition> clientPartition() {
+        Duration timeout = environment().scaled(Duration.ofMillis(500));
+        return Optional.of(hooks.clientPartition("?waitTimeout=" + WAIT_TIMEOUT.toMillis(),
+                LockOptions.builder().connectTimeout(timeout).operationTimeout(timeout).build(), timeout.plus(WAIT_TIMEOUT)));
     }
 
     @Override
@@ -90,57 +129,6 @@ class RedisWaitTckTest extends LockVerification {
 
     @Override
     protected Optional<String> unreachableUri() {
-        return Optional.of("redis-wait://alice:" + SECRET + "@127.0.0.1:" + FreePorts.find() + ",127.0.0.1:"
-                + FreePorts.find() + "?master=" + RedisReplicaSet.MASTER_NAME);
-    }
-
-    /** Rules 4.8 and 4.13: the lock key is deleted on the primary, as an operator or an eviction would. */
-    @Override
-    protected Optional<LeaseRevocation> leaseRevocation() {
-        return Optional.of((holder, lockName) -> redis.call(redis.primaryIndex(), "DEL", LockScripts.lockKey(lockName)));
-    }
-
-    /** Rule 4.4: the primary's clock jumps; every TTL there (and, replicated, on the replicas) ends that much earlier. */
-    @Override
-    protected Optional<ClockJump> clockJump() {
-        return Optional.of(ClockJump.of(1, (node, delta) -> redis.shiftClock(redis.primaryIndex(), delta)));
-    }
-
-    /** Rule 4.5: Sentinel failovers to a chosen replica; clients of the Sentinel form follow them. */
-    @Override
-    protected Optional<ReplicaFailover> replicaFailover() {
-        return Optional.of(redis.replicaFailover(this::newClient));
-    }
-
-    /** The partitioned clients' timeouts: short, so that the partition rules do not wait out 2 s defaults; scaled. */
-    private static final LockOptions PARTITIONED = LockOptions.builder()
-            .connectTimeout(scaled(Duration.ofMillis(500))).operationTimeout(scaled(Duration.ofMillis(500))).build();
-
-    private static Duration scaled(Duration d) {
-        return Duration.ofMillis(Math.round(d.toMillis() * new TestEnvironment().timeoutFactor()));
-    }
-
-    /**
-     * Rules 4.9–4.12, 4.14 and 4.16: each client names the primary (the fixed form) through a fault
-     * proxy of its own, in front of the primary's client proxy. A reply that carries a {@code WAIT}
-     * may take the operation timeout plus {@code waitTimeout}: that is these clients' operation
-     * timeout as the rules count it.
-     */
-    @Override
-    protected Optional<ClientPartition> clientPartition() {
-        return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(List.of(redis.primaryEndpoint()),
-                        proxies -> Locks.connect(URI.create("redis-wait://" + proxies.get(0).endpoint() + "?waitTimeout="
-                                + WAIT_TIMEOUT.toMillis()), PARTITIONED)),
-                PARTITIONED.operationTimeout().plus(WAIT_TIMEOUT), Duration.ZERO));
-    }
-
-    /** Rule 1.10: the lock key's PTTL on the primary ({@code -1}, no expiry: held until released). */
-    @Override
-    protected Optional<LockProbe> lockProbe() {
-        return Optional.of(lockName -> {
-            long pttl = (Long) redis.call(redis.primaryIndex(), "PTTL", LockScripts.lockKey(lockName));
-            return pttl == -2 ? Optional.empty()
-                    : Optional.of(pttl == -1 ? LockProbe.UNTIL_RELEASED : Duration.ofMillis(pttl));
-        });
+        return Optional.of(RedisFamilyHooks.unreachableUri("redis-wait", 2, SECRET, "?master=" + RedisReplicaSet.MASTER_NAME));
     }
 }

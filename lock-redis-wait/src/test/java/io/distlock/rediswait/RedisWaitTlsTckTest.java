@@ -1,25 +1,22 @@
 package io.distlock.rediswait;
 
-import static java.nio.charset.StandardCharsets.UTF_8;
-
 import io.distlock.LockClient;
 import io.distlock.Locks;
-import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.support.LockScripts;
 import io.distlock.tck.LockProbe;
 import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;
 import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.Security;
 import io.distlock.tck.TestEnvironment;
+import io.distlock.tck.fixtures.RedisFamilyHooks;
+import io.distlock.tck.fixtures.RedisFamilyHooks.Principals;
 import io.distlock.tck.fixtures.RedisReplicaSet;
 import io.distlock.tck.fixtures.TestCertificates;
 
-import java.net.URLEncoder;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -45,25 +42,25 @@ class RedisWaitTlsTckTest extends LockVerification {
             "+subscribe", "+unsubscribe", "+exists", "+set", "+get", "+del", "+incr", "+type", "+pexpire", "+pttl",
             "+publish", "+wait", "+role", "+info"};
 
-    static final String SECRET = "pw-WaitTls-4e02";
-    static final String INTRUDER_SECRET = "pw-WaitIntruder-b7c5";
-    static final String WRONG_SECRET = "pw-WaitWrong-1d68";
-    /** The {@code default} user's password on the data nodes: replication and the Sentinels use it, never distlock. */
-    static final String ADMIN_SECRET = "pw-WaitAdmin-c3f9";
+    /** The data nodes' {@code default} user has the admin secret: replication and the Sentinels use it, never distlock. */
+    static final Principals PRINCIPALS = new Principals(List.of(LOCKER_RULES), "pw-WaitTls-4e02", "pw-WaitIntruder-b7c5",
+            "pw-WaitWrong-1d68", "pw-WaitAdmin-c3f9");
+
+    static final String SECRET = PRINCIPALS.lockerSecret();
 
     private static final Duration WAIT_TIMEOUT = Duration.ofMillis(Math.round(50 * new TestEnvironment().timeoutFactor()));
 
     private static RedisReplicaSet redis;
+    private static RedisFamilyHooks hooks;
     private static TestCertificates otherCa;
 
     @BeforeAll
     static void startServers() {
         TestCertificates certs = TestCertificates.shared();
         redis = RedisReplicaSet.start(2, 3,
-                node -> node.tls(certs).arg("--tls-replication", "yes").password(ADMIN_SECRET)
-                        .aclUser("locker", SECRET, LOCKER_RULES)
-                        .aclUser("intruder", INTRUDER_SECRET, otherKeys(LOCKER_RULES)),
+                node -> PRINCIPALS.configure(node.tls(certs).arg("--tls-replication", "yes")),
                 sentinel -> sentinel.tls(certs).arg("--tls-replication", "yes"));
+        hooks = RedisFamilyHooks.onPrimary("redis-wait", redis, LockScripts::lockKey); // on the primary's own (TLS) connection
         otherCa = TestCertificates.generate();
     }
 
@@ -81,21 +78,20 @@ class RedisWaitTlsTckTest extends LockVerification {
         return redis;
     }
 
-    /** The same commands, on the keys and channels {@code other:*}. */
-    static String[] otherKeys(String... rules) {
-        List<String> out = new ArrayList<>();
-        for (String rule : rules) {
-            out.add(rule.equals("~distlock:*") ? "~other:*" : rule.equals("&distlock:*") ? "&other:*" : rule);
-        }
-        return out.toArray(String[]::new);
-    }
-
     /** {@code &tls=true&trustStore=...} trusting {@code ca}. */
     static String tlsQuery(TestCertificates ca) {
-        TestCertificates.KeyStoreFile store = ca.trustStore();
-        return "&tls=true&trustStore=" + URLEncoder.encode(store.path().toString(), UTF_8) + "&trustStoreType="
-                + store.type() + "&trustStorePassword=" + URLEncoder.encode(store.password(), UTF_8)
-                + "&waitTimeout=" + WAIT_TIMEOUT.toMillis();
+        return "&tls=true&" + RedisFamilyHooks.trustStoreQuery(ca) + "&waitTimeout=" + WAIT_TIMEOUT.toMillis();
+    }
+
+    @Override
+    protected LockClient newClient() {
+        return Locks.connect(uriAs(Principals.LOCKER, SECRET, TestCertificates.shared()));
+    }
+
+    /** Rules 1.4 and 1.7: a client in a child JVM connects as {@link #newClient()} does (its password and trust store in the URI). */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of(uriAs(Principals.LOCKER, SECRET, TestCertificates.shared())));
     }
 
     static String uriAs(String user, String password, TestCertificates ca) {
@@ -103,69 +99,24 @@ class RedisWaitTlsTckTest extends LockVerification {
                 + "?master=" + RedisReplicaSet.MASTER_NAME + tlsQuery(ca);
     }
 
-    static LockClient connectAs(String user, String password, TestCertificates ca) {
-        return Locks.connect(uriAs(user, password, ca));
-    }
-
-    @Override
-    protected LockClient newClient() {
-        return connectAs("locker", SECRET, TestCertificates.shared());
-    }
-
-    /** Rules 1.4 and 1.7: a client in a child JVM connects as {@link #newClient()} does (its password and trust store in the URI). */
-    @Override
-    protected Optional<SeparateProcess> separateProcess() {
-        return Optional.of(SeparateProcess.of(uriAs("locker", SECRET, TestCertificates.shared())));
-    }
-
     /** Rule 1.10: the lock key's PTTL on the primary. */
     @Override
     protected Optional<LockProbe> lockProbe() {
-        return Optional.of(lockName -> {
-            long pttl = (Long) redis.call(redis.primaryIndex(), "PTTL", LockScripts.lockKey(lockName));
-            return pttl == -2 ? Optional.empty()
-                    : Optional.of(pttl == -1 ? LockProbe.UNTIL_RELEASED : Duration.ofMillis(pttl));
-        });
+        return Optional.of(hooks.lockProbe());
     }
 
+    /**
+     * Group 6. Besides the lock key's plain writes on the primary, the intruder tries to delete the
+     * fence, to delete the lock from a script, and to wake its waiters.
+     */
     @Override
     protected Optional<Security> security() {
-        return Optional.of(new Security() {
-            @Override
-            public List<String> secrets() {
-                return List.of(SECRET, INTRUDER_SECRET, WRONG_SECRET, ADMIN_SECRET,
-                        TestCertificates.shared().trustStore().password(), otherCa.trustStore().password());
-            }
-
-            @Override
-            public Optional<Supplier<LockClient>> wrongPassword() {
-                return Optional.of(() -> connectAs("locker", WRONG_SECRET, TestCertificates.shared()));
-            }
-
-            @Override
-            public Optional<Supplier<LockClient>> unprivilegedClient() {
-                return Optional.of(() -> connectAs("intruder", INTRUDER_SECRET, TestCertificates.shared()));
-            }
-
-            @Override
-            public Optional<Tamper> tamper() {
-                return Optional.of(lockName -> {
-                    String key = LockScripts.lockKey(lockName);
-                    String[][] attempts = {
-                        {"DEL", key}, {"SET", key, "intruder"}, {"PEXPIRE", key, "1"},
-                        {"DEL", LockScripts.fenceKey(lockName)},
-                        {"EVAL", "return redis.call('DEL', KEYS[1])", "1", key},
-                        {"EVAL", "return redis.call('DEL', '" + key + "')", "0"},
-                        {"PUBLISH", LockScripts.releaseChannel(lockName), "released"},
-                    };
-                    redis.node(redis.primaryIndex()).tryAs("intruder", attempts); // NOPERM (or a script error carrying it) expected
-                });
-            }
-
-            @Override
-            public Optional<Supplier<LockClient>> untrustedServer() {
-                return Optional.of(() -> connectAs("locker", SECRET, otherCa));
-            }
-        });
+        return Optional.of(hooks.security(PRINCIPALS, otherCa, (user, password, ca) -> Locks.connect(uriAs(user, password, ca)),
+                lockName -> new String[][] {
+                    {"DEL", LockScripts.fenceKey(lockName)},
+                    {"EVAL", "return redis.call('DEL', KEYS[1])", "1", LockScripts.lockKey(lockName)},
+                    {"EVAL", "return redis.call('DEL', '" + LockScripts.lockKey(lockName) + "')", "0"},
+                    {"PUBLISH", LockScripts.releaseChannel(lockName), "released"},
+                }));
     }
 }

@@ -23,7 +23,7 @@ class ArchitectureTest {
     @Test
     void dependsOnTheContractAndTheSharedRedisPrimitiveOnly() {
         classes().should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "java..", "io.distlock", "io.distlock.spi", "io.distlock.redlock..", "io.distlock.redis.internal")
+                        "java..", "io.distlock", "io.distlock.spi", "io.distlock.redlock..", "io.distlock.redis.support")
                 .because("a backend sees lock-api's exported packages and the Redis family's shared per-node primitive,"
                         + " never the engine, the TCK, the single-Redis provider or Jedis directly")
                 .check(backend);

@@ -5,10 +5,10 @@ import io.distlock.LockClient;
 import io.distlock.Locks;
 import io.distlock.tck.fixtures.RedisNodes;
 
-import io.distlock.redis.internal.LockScripts;
-import io.distlock.redis.internal.PendingReply;
-import io.distlock.redis.internal.RedisEndpoint;
-import io.distlock.redis.internal.RedisNode;
+import io.distlock.redis.support.LockScripts;
+import io.distlock.redis.support.PendingReply;
+import io.distlock.redis.support.RedisEndpoint;
+import io.distlock.redis.support.RedisNode;
 
 import java.net.URI;
 import java.time.Duration;

@@ -10,6 +10,7 @@ import io.distlock.Credentials;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.tck.fixtures.RedisFamilyHooks;
 import io.distlock.tck.fixtures.RedisNodes;
 
 import java.time.Duration;
@@ -32,7 +33,7 @@ class RedlockCredentialsTest {
     @BeforeAll
     static void start() {
         nodes = RedisNodes.start(3, b -> b.aclUser("locker", SECRET, RedlockTlsTckTest.LOCKER_RULES)
-                .aclUser("intruder", SECRET, RedlockTlsTckTest.otherKeys(RedlockTlsTckTest.LOCKER_RULES)));
+                .aclUser("intruder", SECRET, RedisFamilyHooks.onOtherKeys(RedlockTlsTckTest.LOCKER_RULES)));
     }
 
     @AfterAll

@@ -4,7 +4,7 @@ import io.distlock.BackendDescriptor;
 import io.distlock.Feature;
 import io.distlock.Guarantee;
 import io.distlock.LockOptions;
-import io.distlock.redis.internal.RedisEndpoint;
+import io.distlock.redis.support.RedisEndpoint;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;

@@ -23,7 +23,7 @@ class ArchitectureTest {
     @Test
     void dependsOnTheContractTheSharedRedisPrimitiveJedisAndTairStringOnly() {
         classes().should().onlyDependOnClassesThat().resideInAnyPackage(
-                        "java..", "io.distlock", "io.distlock.spi", "io.distlock.tair..", "io.distlock.redis.internal",
+                        "java..", "io.distlock", "io.distlock.spi", "io.distlock.tair..", "io.distlock.redis.support",
                         "redis.clients.jedis", "redis.clients.jedis.exceptions", "com.aliyun.tair",
                         "com.aliyun.tair.tairstring", "com.aliyun.tair.tairstring.params")
                 .because("a backend sees lock-api's exported packages and the Redis family's shared per-node primitive,"

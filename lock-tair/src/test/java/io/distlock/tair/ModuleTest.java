@@ -1,5 +1,6 @@
 package io.distlock.tair;
 
+import io.distlock.BackendDescriptor;
 import io.distlock.Feature;
 import io.distlock.Guarantee;
 import io.distlock.Locks;
@@ -23,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Pins the module's shape, and proves discovery on both paths: the classpath (through
  * META-INF/services) and a real module path (a {@link ModuleLayer} of the compiled modules and the
  * driver jars, tair-jedis as an automatic module, through {@code provides}), where reading the
- * single-Redis module's primitive relies on its qualified export to this module.
+ * Redis family's primitive relies on lock-redis-support's qualified export to this module. On
+ * both, this artifact alone brings its own scheme and no other.
  */
 class ModuleTest {
 
@@ -42,13 +44,15 @@ class ModuleTest {
             assertThat(provides.providers()).containsExactly(TairLockBackend.class.getName());
         });
         assertThat(descriptor.requires()).extracting(ModuleDescriptor.Requires::name)
-                .containsExactlyInAnyOrder("java.base", "io.distlock", "io.distlock.redis", "redis.clients.jedis",
+                .containsExactlyInAnyOrder("java.base", "io.distlock", "io.distlock.redis.support", "redis.clients.jedis",
                         "alibabacloud.tairjedis.sdk");
     }
 
     @Test
     void isFoundOnTheClasspathWithItsDeclaration() {
-        assertThat(Locks.backends()).filteredOn(d -> d.scheme().equals("tair")).singleElement().satisfies(d -> {
+        assertThat(Locks.backends()).as("the schemes of this artifact and what it brings, alone on a classpath")
+                .extracting(BackendDescriptor::scheme).containsExactly("tair");
+        assertThat(Locks.backends()).singleElement().satisfies(d -> {
             assertThat(d.guarantee()).isEqualTo(Guarantee.EFFICIENCY);
             assertThat(d.features()).containsExactlyInAnyOrder(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL,
                     Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION);
@@ -62,7 +66,7 @@ class ModuleTest {
         Stream<Path> jars = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
                 .filter(entry -> driverJars.stream().anyMatch(name -> Path.of(entry).getFileName().toString().startsWith(name)))
                 .map(Path::of);
-        Path[] modulePath = Stream.concat(Stream.of(location(Locks.class), location(Class.forName("io.distlock.redis.RedisLockBackend")),
+        Path[] modulePath = Stream.concat(Stream.of(location(Locks.class), location(Class.forName("io.distlock.redis.support.RedisNode")),
                 location(TairLockBackend.class)), jars).toArray(Path[]::new);
         Configuration configuration = ModuleLayer.boot().configuration()
                 .resolveAndBind(ModuleFinder.of(modulePath), ModuleFinder.of(), Set.of("io.distlock"));
@@ -82,12 +86,14 @@ class ModuleTest {
                     throw new AssertionError(e);
                 }
             }).collect(Collectors.toSet());
-            assertThat(schemes).containsExactlyInAnyOrder("redis", "rediss", "tair");
-            // Loading the driver class links it against io.distlock.redis.internal: the qualified export at work.
+            // This artifact alone brings its own scheme and no other (no redis://: lock-redis-single is not in it).
+            assertThat(schemes).containsExactly("tair");
+            // Loading the driver class links it against io.distlock.redis.support: the qualified export at work.
             Class<?> driver = layer.findLoader("io.distlock.tair").loadClass("io.distlock.tair.internal.TairLockDriver");
-            assertThat(layer.findModule("io.distlock.redis").orElseThrow()
-                    .isExported("io.distlock.redis.internal", driver.getModule())).isTrue();
-            assertThat(layer.findModule("io.distlock.redis").orElseThrow().isExported("io.distlock.redis.internal")).isFalse();
+            assertThat(layer.findModule("io.distlock.redis.support").orElseThrow()
+                    .isExported("io.distlock.redis.support", driver.getModule())).isTrue();
+            assertThat(layer.findModule("io.distlock.redis.support").orElseThrow().isExported("io.distlock.redis.support")).isFalse();
+            assertThat(layer.findModule("io.distlock.redis")).as("the single-Redis backend's module").isEmpty();
             assertThat(Arrays.stream(driver.getDeclaredMethods()).map(m -> m.getName())).contains("tryAcquire", "extend");
         } finally {
             thread.setContextClassLoader(previous);

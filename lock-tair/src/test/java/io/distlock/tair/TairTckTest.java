@@ -1,9 +1,8 @@
 package io.distlock.tair;
 
 import io.distlock.LockClient;
-import io.distlock.LockOptions;
 import io.distlock.Locks;
-import io.distlock.redis.internal.LockScripts;
+import io.distlock.redis.support.LockScripts;
 import io.distlock.tck.ClientPartition;
 import io.distlock.tck.ClockJump;
 import io.distlock.tck.LeaseRevocation;
@@ -12,14 +11,11 @@ import io.distlock.tck.LockVerification;
 import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.ServerRestart;
-import io.distlock.tck.TestEnvironment;
-import io.distlock.tck.fixtures.FaultProxy;
-import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.RedisFamilyHooks;
 import io.distlock.tck.fixtures.RedisReplicaSet;
 import io.distlock.tck.fixtures.RedisServer;
 import io.distlock.tck.fixtures.TairModule;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,6 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class TairTckTest extends LockVerification {
 
     private static RedisServer redis;
+    private static RedisFamilyHooks hooks;
     private static RedisReplicaSet replicated;
     /** What rule 4.15's restarts wiped from the main server's {@code INFO commandstats}, kept for the proof. */
     private static final List<String> SCRIPTED_BEFORE_RESTARTS = new ArrayList<>();
@@ -53,6 +50,7 @@ class TairTckTest extends LockVerification {
     @BeforeAll
     static void startServer() {
         redis = RedisServer.builder().tairModule().start();
+        hooks = RedisFamilyHooks.onServer("tair", redis, LockScripts::lockKey); // none of them runs a script
     }
 
     @AfterAll
@@ -108,11 +106,30 @@ class TairTckTest extends LockVerification {
         return 0;
     }
 
+    // The hooks in the order of the rules that use them.
+
+    @Override
+    protected LockClient newClient() {
+        return Locks.connect("tair://" + redis.endpoint());
+    }
+
+    /** Rules 1.4, 1.7 and 4.15: a client in a child JVM connects as {@link #newClient()} does. */
+    @Override
+    protected Optional<SeparateProcess> separateProcess() {
+        return Optional.of(SeparateProcess.of("tair://" + redis.endpoint()));
+    }
+
+    /** Rule 1.10: the lock key's PTTL. */
+    @Override
+    protected Optional<LockProbe> lockProbe() {
+        return Optional.of(hooks.lockProbe());
+    }
+
     /**
-     * The server's clock jumps: every TTL ends {@code delta} earlier. Emulated without a script (so
-     * that the no-Lua proof above covers the fixtures too): the keys with a TTL are listed, then each
-     * one's TTL is shortened or the key deleted — a few milliseconds apart, not at one instant as
-     * {@link RedisServer#shiftClock} does, which rule 4.4's 10 s lease does not notice.
+     * Rule 4.4: the server's clock jumps; every TTL ends {@code delta} earlier. Emulated without a
+     * script (so that the no-Lua proof above covers the fixtures too): the keys with a TTL are listed,
+     * then each one's TTL is shortened or the key deleted — a few milliseconds apart, not at one
+     * instant as {@link RedisServer#shiftClock} does, which rule 4.4's 10 s lease does not notice.
      */
     @Override
     protected Optional<ClockJump> clockJump() {
@@ -145,7 +162,7 @@ class TairTckTest extends LockVerification {
         return reply instanceof byte[] b ? new String(b) : String.valueOf(reply);
     }
 
-    /** A client made after a failover connects to the new primary, as one behind a virtual address would. */
+    /** Rule 4.5: a client made after a failover connects to the new primary, as one behind a virtual address would. */
     @Override
     protected Optional<ReplicaFailover> replicaFailover() {
         if (replicated == null) {
@@ -154,63 +171,16 @@ class TairTckTest extends LockVerification {
         return Optional.of(replicated.replicaFailover(() -> Locks.connect("tair://" + replicated.primaryEndpoint())));
     }
 
-    @Override
-    protected LockClient newClient() {
-        return Locks.connect("tair://" + redis.endpoint());
-    }
-
-    /** Rules 1.4, 1.7 and 4.15: a client in a child JVM connects as {@link #newClient()} does. */
-    @Override
-    protected Optional<SeparateProcess> separateProcess() {
-        return Optional.of(SeparateProcess.of("tair://" + redis.endpoint()));
-    }
-
-    @Override
-    protected List<String> malformedUris() {
-        String base = "tair://alice:" + SECRET + "@127.0.0.1:" + redis.port();
-        return List.of(
-                "tair://alice:" + SECRET + "@",
-                "tair://alice:" + SECRET + "@127.0.0.1:notaport",
-                base + "/notadb",
-                base + "?noSuchOption=" + SECRET,
-                base + "?poolSize=0");
-    }
-
-    @Override
-    protected Optional<String> unreachableUri() {
-        return Optional.of("tair://alice:" + SECRET + "@127.0.0.1:" + FreePorts.find());
-    }
-
-    /** Rules 4.8 and 4.13: the server drops the lock key, as an eviction or an operator would; the holder learns on renewal. */
+    /** Rules 4.8 and 4.13: the server drops the lock key, as an eviction or an operator would. */
     @Override
     protected Optional<LeaseRevocation> leaseRevocation() {
-        return Optional.of((holder, lockName) -> redis.call("DEL", LockScripts.lockKey(lockName)));
+        return Optional.of(hooks.leaseRevocation());
     }
 
-    /** The partitioned clients' timeouts: short, so that the partition rules do not wait out 2 s defaults; scaled. */
-    private static final LockOptions PARTITIONED = LockOptions.builder()
-            .connectTimeout(scaled(Duration.ofMillis(500))).operationTimeout(scaled(Duration.ofMillis(500))).build();
-
-    private static Duration scaled(Duration d) {
-        return Duration.ofMillis(Math.round(d.toMillis() * new TestEnvironment().timeoutFactor()));
-    }
-
-    /** Rules 4.9–4.12, 4.14, 4.16 and 4.17: each client reaches the server through a fault proxy of its own. */
+    /** Rules 4.9–4.12, 4.14, 4.16, 4.17 and 4.20–4.22: each client reaches the server through a fault proxy of its own. */
     @Override
     protected Optional<ClientPartition> clientPartition() {
-        return Optional.of(ClientPartition.of(() -> FaultProxy.partitionedClient(List.of(redis.endpoint()),
-                proxies -> Locks.connect(URI.create("tair://" + proxies.get(0).endpoint()), PARTITIONED)),
-                PARTITIONED.operationTimeout(), Duration.ZERO));
-    }
-
-    /** Rule 1.10: the lock key's PTTL ({@code -1}, no expiry: held until released). */
-    @Override
-    protected Optional<LockProbe> lockProbe() {
-        return Optional.of(lockName -> {
-            long pttl = (Long) redis.call("PTTL", LockScripts.lockKey(lockName));
-            return pttl == -2 ? Optional.empty()
-                    : Optional.of(pttl == -1 ? LockProbe.UNTIL_RELEASED : Duration.ofMillis(pttl));
-        });
+        return Optional.of(hooks.clientPartition("", environment().scaled(Duration.ofMillis(500))));
     }
 
     /**
@@ -225,8 +195,17 @@ class TairTckTest extends LockVerification {
             COUNTED_BEFORE_RESTARTS[0] += calls(stats, "exec");
             COUNTED_BEFORE_RESTARTS[1] += calls(stats, "cas");
             COUNTED_BEFORE_RESTARTS[2] += calls(stats, "cad");
-            redis.kill();
-            redis.restart();
+            hooks.serverRestart().restartWithoutPersistence();
         });
+    }
+
+    @Override
+    protected List<String> malformedUris() {
+        return RedisFamilyHooks.malformedServerUris("tair", redis.port(), SECRET);
+    }
+
+    @Override
+    protected Optional<String> unreachableUri() {
+        return Optional.of(RedisFamilyHooks.unreachableUri("tair", 1, SECRET, ""));
     }
 }

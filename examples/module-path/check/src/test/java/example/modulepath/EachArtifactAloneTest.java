@@ -31,9 +31,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * process, and checks its exit code and output. The README's {@code mvn} line is what the
  * consumer's build ran (its pom binds the same goal with the same output file). A missing
  * {@code requires}, an automatic module nobody resolves, or an {@code --add-modules} a README does
- * not mention fails here. The servers, shared by the whole run, start side by side before the first
- * test; the consumers then run one at a time, so that none is slowed by another's start (a cold
- * JVM's first etcd call must be answered within the client's default 2 s connect timeout).
+ * not mention fails here; so does a backend artifact that brings a scheme other than its own (the
+ * run-once job prints {@code Locks.backends()}' schemes first). The servers, shared by the whole
+ * run, start side by side before the first test; the consumers then run one at a time, so that none
+ * is slowed by another's start (a cold JVM's first etcd call must be answered within the client's
+ * default 2 s connect timeout).
  */
 class EachArtifactAloneTest {
 
@@ -56,8 +58,8 @@ class EachArtifactAloneTest {
     @Test
     void redisSingleWithAPasswordAndNoUser() {
         Shell.Result run = run("lock-redis-single", "redis-single",
-                Map.of("127.0.0.1:6379", servers.redisWithPassword().endpoint()), "lock-redis-single", "lock-api");
-        assertOutput(run, RAN, "with fencing token");
+                Map.of("127.0.0.1:6379", servers.redisWithPassword().endpoint()), "lock-redis-single", "lock-redis-support", "lock-api");
+        assertOutput(run, RAN, "with fencing token", "backends: redis, rediss\n");
     }
 
     @Test
@@ -65,28 +67,29 @@ class EachArtifactAloneTest {
         List<String> nodes = servers.redlockNodes().stream().map(node -> node.endpoint()).toList();
         Shell.Result run = run("lock-redlock", "redlock",
                 Map.of("127.0.0.1:7001", nodes.get(0), "127.0.0.1:7002", nodes.get(1), "127.0.0.1:7003", nodes.get(2)),
-                "lock-redlock", "lock-redis-single", "lock-api");
-        assertOutput(run, RAN);
+                "lock-redlock", "lock-redis-support", "lock-api");
+        assertOutput(run, RAN, "backends: redlock\n");
     }
 
     @Test
     void redisWait() {
         Shell.Result run = run("lock-redis-wait", "redis-wait",
-                Map.of("127.0.0.1:7100", servers.primaryWithReplica().endpoint()), "lock-redis-wait", "lock-redis-single", "lock-api");
-        assertOutput(run, RAN);
+                Map.of("127.0.0.1:7100", servers.primaryWithReplica().endpoint()), "lock-redis-wait", "lock-redis-support", "lock-api");
+        assertOutput(run, RAN, "backends: redis-wait\n");
     }
 
     /** On the server lock-tair's README builds from the published lock-tck-fixtures jar. */
     @Test
     void tairOnTheModuleBuiltFromThePublishedFixtures() {
-        Shell.Result run = run("lock-tair", "tair", Map.of("127.0.0.1:7200", servers.tair()), "lock-tair", "lock-redis-single", "lock-api");
-        assertOutput(run, RAN, "with fencing token");
+        Shell.Result run = run("lock-tair", "tair", Map.of("127.0.0.1:7200", servers.tair()), "lock-tair", "lock-redis-support", "lock-api");
+        assertOutput(run, RAN, "with fencing token", "backends: tair
+");
     }
 
     @Test
     void zooKeeperWithTheJutePatch() {
         Shell.Result run = run("lock-zookeeper", "zookeeper", zooKeeper(), "lock-zookeeper", "lock-api");
-        assertOutput(run, RAN, "with fencing token");
+        assertOutput(run, RAN, "with fencing token", "backends: zookeeper\n");
     }
 
     /** The error lock-zookeeper's README quotes for a module path without jute. */
@@ -112,13 +115,13 @@ class EachArtifactAloneTest {
     @Test
     void etcdOnTheReadmesThreeMemberCluster() {
         Shell.Result run = run("lock-etcd", "etcd", etcdClients(), "lock-etcd", "lock-api");
-        assertOutput(run, RAN, "with fencing token");
+        assertOutput(run, RAN, "with fencing token", "backends: etcd\n");
     }
 
     @Test
     void micrometer() {
         Shell.Result run = run("lock-micrometer", "micrometer", Map.of("127.0.0.1:6379", servers.redis().endpoint()),
-                "lock-micrometer", "lock-redis-single", "lock-api");
+                "lock-micrometer", "lock-redis-single", "lock-redis-support", "lock-api");
         assertOutput(run, "micrometer: distlock.acquire{outcome=acquired} count=1, distlock.held{outcome=released} count=1");
     }
 
@@ -133,14 +136,14 @@ class EachArtifactAloneTest {
     @Test
     void springIntegration() {
         Shell.Result run = run("lock-spring", "spring", Map.of("127.0.0.1:6379", servers.redis().endpoint()),
-                "lock-spring", "lock-redis-single", "lock-api");
+                "lock-spring", "lock-redis-single", "lock-redis-support", "lock-api");
         assertOutput(run, "spring: order for sku-42 handled holding its lock", "spring: took one sku-42 with fencing token ");
     }
 
     @Test
     void shedLockWithSpring() {
         Shell.Result run = run("lock-shedlock", "shedlock", Map.of("127.0.0.1:6379", servers.redis().endpoint()),
-                "lock-shedlock", "lock-redis-single", "lock-api");
+                "lock-shedlock", "lock-redis-single", "lock-redis-support", "lock-api");
         assertOutput(run, "shedlock: nightlyReport ran holding its lock");
     }
 

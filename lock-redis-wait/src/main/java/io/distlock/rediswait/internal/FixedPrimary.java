@@ -1,9 +1,9 @@
 package io.distlock.rediswait.internal;
 
 import io.distlock.LockOptions;
-import io.distlock.redis.internal.LateWrites;
-import io.distlock.redis.internal.RedisLockDriver;
-import io.distlock.redis.internal.RedisNode;
+import io.distlock.redis.support.LateWrites;
+import io.distlock.redis.support.RedisLockDriver;
+import io.distlock.redis.support.RedisNode;
 import io.distlock.spi.Watch;
 
 /**

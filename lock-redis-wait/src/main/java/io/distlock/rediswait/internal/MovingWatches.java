@@ -1,6 +1,6 @@
 package io.distlock.rediswait.internal;
 
-import io.distlock.redis.internal.RedisNode;
+import io.distlock.redis.support.RedisNode;
 import io.distlock.spi.Watch;
 
 import java.util.ArrayList;

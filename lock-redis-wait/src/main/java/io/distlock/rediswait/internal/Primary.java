@@ -1,7 +1,7 @@
 package io.distlock.rediswait.internal;
 
-import io.distlock.redis.internal.RedisLockDriver;
-import io.distlock.redis.internal.RedisNode;
+import io.distlock.redis.support.RedisLockDriver;
+import io.distlock.redis.support.RedisNode;
 import io.distlock.spi.Watch;
 
 /**

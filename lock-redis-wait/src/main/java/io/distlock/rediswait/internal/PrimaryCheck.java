@@ -1,8 +1,8 @@
 package io.distlock.rediswait.internal;
 
-import io.distlock.redis.internal.PendingReply;
-import io.distlock.redis.internal.PendingReply.CommandCall;
-import io.distlock.redis.internal.RedisNode;
+import io.distlock.redis.support.PendingReply;
+import io.distlock.redis.support.PendingReply.CommandCall;
+import io.distlock.redis.support.RedisNode;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;

@@ -5,9 +5,9 @@ import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
-import io.distlock.redis.internal.LateWrites;
-import io.distlock.redis.internal.RedisLockDriver;
-import io.distlock.redis.internal.RedisNode;
+import io.distlock.redis.support.LateWrites;
+import io.distlock.redis.support.RedisLockDriver;
+import io.distlock.redis.support.RedisNode;
 import io.distlock.spi.Watch;
 
 import java.util.ArrayList;

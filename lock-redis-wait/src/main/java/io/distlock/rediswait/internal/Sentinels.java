@@ -1,9 +1,9 @@
 package io.distlock.rediswait.internal;
 
 import io.distlock.LockOptions;
-import io.distlock.redis.internal.PendingReply.CommandCall;
-import io.distlock.redis.internal.RedisEndpoint;
-import io.distlock.redis.internal.RedisNode;
+import io.distlock.redis.support.PendingReply.CommandCall;
+import io.distlock.redis.support.RedisEndpoint;
+import io.distlock.redis.support.RedisNode;
 import io.distlock.spi.Watch;
 
 import java.util.ArrayList;

@@ -1,8 +1,8 @@
 package io.distlock.redlock.internal;
 
 import io.distlock.BackendUnavailableException;
-import io.distlock.redis.internal.PendingReply;
-import io.distlock.redis.internal.RedisFailure;
+import io.distlock.redis.support.PendingReply;
+import io.distlock.redis.support.RedisFailure;
 
 import java.util.ArrayList;
 import java.util.List;

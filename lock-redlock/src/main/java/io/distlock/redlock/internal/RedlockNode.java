@@ -1,7 +1,7 @@
 package io.distlock.redlock.internal;
 
-import io.distlock.redis.internal.PendingReply;
-import io.distlock.redis.internal.RedisNode;
+import io.distlock.redis.support.PendingReply;
+import io.distlock.redis.support.RedisNode;
 
 import java.time.Duration;
 import java.util.Optional;

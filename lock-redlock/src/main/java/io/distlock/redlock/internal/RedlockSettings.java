@@ -1,6 +1,6 @@
 package io.distlock.redlock.internal;
 
-import io.distlock.redis.internal.RedisEndpoint;
+import io.distlock.redis.support.RedisEndpoint;
 
 import io.distlock.LockOptions;
 

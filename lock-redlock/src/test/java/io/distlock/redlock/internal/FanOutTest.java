@@ -2,10 +2,10 @@ package io.distlock.redlock.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.distlock.redis.internal.LockScripts;
-import io.distlock.redis.internal.PendingReply;
-import io.distlock.redis.internal.RedisEndpoint;
-import io.distlock.redis.internal.RedisNode;
+import io.distlock.redis.support.LockScripts;
+import io.distlock.redis.support.PendingReply;
+import io.distlock.redis.support.RedisEndpoint;
+import io.distlock.redis.support.RedisNode;
 import io.distlock.tck.fixtures.RedisServer;
 
 import java.net.URI;

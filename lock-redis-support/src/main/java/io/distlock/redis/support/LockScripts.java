@@ -1,4 +1,4 @@
-package io.distlock.redis.internal;
+package io.distlock.redis.support;
 
 /**
  * The Redis keys of a lock and the Lua scripts that act on them atomically. Shared by every

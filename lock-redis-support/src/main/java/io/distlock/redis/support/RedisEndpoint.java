@@ -1,4 +1,4 @@
-package io.distlock.redis.internal;
+package io.distlock.redis.support;
 
 import io.distlock.Credentials;
 import io.distlock.LockOptions;

@@ -1,4 +1,4 @@
-package io.distlock.redis.internal;
+package io.distlock.redis.support;
 
 import java.io.IOException;
 import java.net.Socket;

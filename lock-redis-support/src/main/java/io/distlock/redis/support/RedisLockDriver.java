@@ -1,4 +1,4 @@
-package io.distlock.redis.internal;
+package io.distlock.redis.support;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.spi.Attempt;
@@ -21,6 +21,10 @@ import java.util.OptionalLong;
  * <p>The fencing token is the lock's {@code INCR} counter. It is best effort: it increases only as
  * long as Redis keeps the counter (a restart without persistence, a failover before replication or
  * an eviction resets it), which is why this backend promises {@link io.distlock.Guarantee#EFFICIENCY}.
+ *
+ * <p>It lives in the support module, not with the {@code redis://} provider, because the
+ * Redis + {@code WAIT} backend runs it too, one per primary it follows: neither backend then brings
+ * the other's scheme.
  */
 public final class RedisLockDriver implements LockDriver {
 

@@ -1,4 +1,4 @@
-package io.distlock.redis.internal;
+package io.distlock.redis.support;
 
 import static java.util.concurrent.TimeUnit.SECONDS;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.distlock.redis.internal;
+package io.distlock.redis.support;
 
 import java.time.Duration;
 import java.util.Set;
