@@ -6,13 +6,12 @@ import io.distlock.Guarantee;
 import io.distlock.LockOptions;
 import io.distlock.etcd.internal.EtcdEndpoint;
 import io.distlock.etcd.internal.EtcdLockDriver;
+import io.distlock.spi.AbstractLockBackend;
 import io.distlock.spi.DriverContext;
-import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 
 import java.net.URI;
 import java.util.EnumSet;
-import java.util.Objects;
 
 /**
  * The etcd backend, for {@code etcd://[user:password@]host:port[,host:port...][/prefix][?sessionTtl=s][&tls=true...]}
@@ -44,7 +43,7 @@ import java.util.Objects;
  * <p>Instantiating this class does no I/O; {@link #connect} grants the session lease within
  * {@link LockOptions#connectTimeout()} and checks that the client may read and write under its prefix.
  */
-public final class EtcdLockBackend implements LockBackend {
+public final class EtcdLockBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("etcd", Guarantee.CORRECTNESS,
             EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION,
@@ -52,11 +51,7 @@ public final class EtcdLockBackend implements LockBackend {
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public EtcdLockBackend() {
-    }
-
-    @Override
-    public BackendDescriptor descriptor() {
-        return DESCRIPTOR;
+        super(DESCRIPTOR);
     }
 
     /**
@@ -72,15 +67,7 @@ public final class EtcdLockBackend implements LockBackend {
      * @throws io.distlock.AccessDeniedException       if the user may not read and write under its prefix
      */
     @Override
-    public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
-        Objects.requireNonNull(uri, "uri");
-        Objects.requireNonNull(options, "options");
-        Objects.requireNonNull(context, "context");
+    protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
         return EtcdLockDriver.connect(EtcdEndpoint.parse(uri), options, context);
-    }
-
-    @Override
-    public String toString() {
-        return "EtcdLockBackend[etcd://]";
     }
 }

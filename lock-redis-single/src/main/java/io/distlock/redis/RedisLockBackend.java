@@ -7,13 +7,12 @@ import io.distlock.LockOptions;
 import io.distlock.redis.support.RedisEndpoint;
 import io.distlock.redis.support.RedisLockDriver;
 import io.distlock.redis.support.RedisNode;
+import io.distlock.spi.AbstractLockBackend;
 import io.distlock.spi.DriverContext;
-import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 
 import java.net.URI;
 import java.util.EnumSet;
-import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -38,7 +37,7 @@ import java.util.Set;
  * come from the URI's user info or from {@link LockOptions#credentials()} (never both), read again
  * at every new connection so that a rotated password is picked up.
  */
-public final class RedisLockBackend implements LockBackend {
+public final class RedisLockBackend extends AbstractLockBackend {
 
     /** The features of a single Redis server, plain or TLS. */
     static final EnumSet<Feature> FEATURES = EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION,
@@ -48,11 +47,7 @@ public final class RedisLockBackend implements LockBackend {
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public RedisLockBackend() {
-    }
-
-    @Override
-    public BackendDescriptor descriptor() {
-        return DESCRIPTOR;
+        super(DESCRIPTOR);
     }
 
     /**
@@ -64,22 +59,15 @@ public final class RedisLockBackend implements LockBackend {
      * @throws io.distlock.LockException                if the server refuses the credentials or the database
      */
     @Override
-    public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
+    protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
         return connect(uri, options, RedisEndpoint.OPTIONS);
     }
 
     /** Connects one server, plain or TLS as the URI's scheme says; shared with {@link RedissLockBackend}. */
     static LockDriver connect(URI uri, LockOptions options, Set<String> allowedOptions) {
-        Objects.requireNonNull(uri, "uri");
-        Objects.requireNonNull(options, "options");
         RedisEndpoint endpoint = RedisEndpoint.parse(uri, allowedOptions).withCredentials(options);
         int poolSize = endpoint.intOption("poolSize", 8, 1, 64);
         RedisNode node = RedisNode.connect(endpoint, options.connectTimeout(), options.operationTimeout(), poolSize);
         return new RedisLockDriver(node);
-    }
-
-    @Override
-    public String toString() {
-        return "RedisLockBackend[redis://]";
     }
 }

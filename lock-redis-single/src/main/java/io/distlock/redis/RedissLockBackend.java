@@ -4,8 +4,8 @@ import io.distlock.BackendDescriptor;
 import io.distlock.Guarantee;
 import io.distlock.LockOptions;
 import io.distlock.redis.support.RedisEndpoint;
+import io.distlock.spi.AbstractLockBackend;
 import io.distlock.spi.DriverContext;
-import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 
 import java.net.URI;
@@ -28,7 +28,7 @@ import java.util.Set;
  * <p><b>Guarantee: {@link Guarantee#EFFICIENCY}</b>, as for {@code redis://}: TLS protects the
  * connection, not the lock from a server that restarts or fails over.
  */
-public final class RedissLockBackend implements LockBackend {
+public final class RedissLockBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor(RedisEndpoint.TLS_SCHEME,
             Guarantee.EFFICIENCY, RedisLockBackend.FEATURES);
@@ -37,17 +37,13 @@ public final class RedissLockBackend implements LockBackend {
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public RedissLockBackend() {
+        super(DESCRIPTOR);
     }
 
     private static Set<String> options() {
         Set<String> all = new HashSet<>(RedisEndpoint.OPTIONS);
         all.addAll(RedisEndpoint.TLS_OPTIONS);
         return Set.copyOf(all);
-    }
-
-    @Override
-    public BackendDescriptor descriptor() {
-        return DESCRIPTOR;
     }
 
     /**
@@ -64,12 +60,7 @@ public final class RedissLockBackend implements LockBackend {
      * @throws io.distlock.LockException               if the server refuses the database
      */
     @Override
-    public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
+    protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
         return RedisLockBackend.connect(uri, options, OPTIONS);
-    }
-
-    @Override
-    public String toString() {
-        return "RedissLockBackend[rediss://]";
     }
 }

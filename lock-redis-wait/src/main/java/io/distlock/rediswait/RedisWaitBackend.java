@@ -6,13 +6,12 @@ import io.distlock.Guarantee;
 import io.distlock.LockOptions;
 import io.distlock.rediswait.internal.RedisWaitDriver;
 import io.distlock.rediswait.internal.RedisWaitSettings;
+import io.distlock.spi.AbstractLockBackend;
 import io.distlock.spi.DriverContext;
-import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 
 import java.net.URI;
 import java.util.EnumSet;
-import java.util.Objects;
 
 /**
  * The Redis + {@code WAIT} backend: the single-Redis lock on a primary with replicas, where a
@@ -58,18 +57,14 @@ import java.util.Objects;
  * every new connection so that a rotated password is picked up. In the Sentinel form the Sentinels
  * are asked over TLS too, with the same stores, and without credentials.
  */
-public final class RedisWaitBackend implements LockBackend {
+public final class RedisWaitBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("redis-wait", Guarantee.EFFICIENCY,
             EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION));
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public RedisWaitBackend() {
-    }
-
-    @Override
-    public BackendDescriptor descriptor() {
-        return DESCRIPTOR;
+        super(DESCRIPTOR);
     }
 
     /**
@@ -89,14 +84,7 @@ public final class RedisWaitBackend implements LockBackend {
      * @throws io.distlock.LockException                if the primary refuses the credentials
      */
     @Override
-    public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
-        Objects.requireNonNull(uri, "uri");
-        Objects.requireNonNull(options, "options");
+    protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
         return RedisWaitDriver.connect(RedisWaitSettings.parse(uri, options), options);
-    }
-
-    @Override
-    public String toString() {
-        return "RedisWaitBackend[redis-wait://]";
     }
 }

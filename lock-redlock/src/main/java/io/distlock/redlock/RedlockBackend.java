@@ -6,13 +6,12 @@ import io.distlock.Guarantee;
 import io.distlock.LockOptions;
 import io.distlock.redlock.internal.RedlockDriver;
 import io.distlock.redlock.internal.RedlockSettings;
+import io.distlock.spi.AbstractLockBackend;
 import io.distlock.spi.DriverContext;
-import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 
 import java.net.URI;
 import java.util.EnumSet;
-import java.util.Objects;
 
 /**
  * The Redlock backend, for
@@ -46,18 +45,14 @@ import java.util.Objects;
  * every new connection so that a rotated password is picked up. The same TLS settings and
  * credentials apply to every node.
  */
-public final class RedlockBackend implements LockBackend {
+public final class RedlockBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("redlock", Guarantee.EFFICIENCY,
             EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.QUORUM));
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public RedlockBackend() {
-    }
-
-    @Override
-    public BackendDescriptor descriptor() {
-        return DESCRIPTOR;
+        super(DESCRIPTOR);
     }
 
     /**
@@ -71,14 +66,7 @@ public final class RedlockBackend implements LockBackend {
      * @throws io.distlock.LockException                if a node refuses the credentials
      */
     @Override
-    public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
-        Objects.requireNonNull(uri, "uri");
-        Objects.requireNonNull(options, "options");
+    protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
         return RedlockDriver.connect(RedlockSettings.parse(uri, options), options);
-    }
-
-    @Override
-    public String toString() {
-        return "RedlockBackend[redlock://]";
     }
 }

@@ -5,14 +5,13 @@ import io.distlock.Feature;
 import io.distlock.Guarantee;
 import io.distlock.LockOptions;
 import io.distlock.redis.support.RedisEndpoint;
+import io.distlock.spi.AbstractLockBackend;
 import io.distlock.spi.DriverContext;
-import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 import io.distlock.tair.internal.TairLockDriver;
 
 import java.net.URI;
 import java.util.EnumSet;
-import java.util.Objects;
 
 /**
  * The Tair backend, for {@code tair://[user:password@]host[:port][/db][?poolSize=n&clientName=s]}
@@ -47,7 +46,7 @@ import java.util.Objects;
  * from the URI's user info or from {@link LockOptions#credentials()} (never both), read again at
  * every new connection so that a rotated password is picked up.
  */
-public final class TairLockBackend implements LockBackend {
+public final class TairLockBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("tair", Guarantee.EFFICIENCY,
             EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL,
@@ -55,11 +54,7 @@ public final class TairLockBackend implements LockBackend {
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public TairLockBackend() {
-    }
-
-    @Override
-    public BackendDescriptor descriptor() {
-        return DESCRIPTOR;
+        super(DESCRIPTOR);
     }
 
     /**
@@ -72,16 +67,9 @@ public final class TairLockBackend implements LockBackend {
      *                                                  or does not know {@code CAS} or {@code CAD} (named)
      */
     @Override
-    public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
-        Objects.requireNonNull(uri, "uri");
-        Objects.requireNonNull(options, "options");
+    protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
         RedisEndpoint endpoint = RedisEndpoint.parse(uri, RedisEndpoint.OPTIONS).withCredentials(options);
         int poolSize = endpoint.intOption("poolSize", 8, 1, 64);
         return TairLockDriver.connect(endpoint, options, poolSize);
-    }
-
-    @Override
-    public String toString() {
-        return "TairLockBackend[tair://]";
     }
 }

@@ -4,15 +4,14 @@ import io.distlock.BackendDescriptor;
 import io.distlock.Feature;
 import io.distlock.Guarantee;
 import io.distlock.LockOptions;
+import io.distlock.spi.AbstractLockBackend;
 import io.distlock.spi.DriverContext;
-import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 import io.distlock.zookeeper.internal.ZkEndpoint;
 import io.distlock.zookeeper.internal.ZkLockDriver;
 
 import java.net.URI;
 import java.util.EnumSet;
-import java.util.Objects;
 
 /**
  * The ZooKeeper backend, for
@@ -50,7 +49,7 @@ import java.util.Objects;
  * {@link LockOptions#connectTimeout()}, and lists the chroot (creating it if missing); a chroot
  * where the client may not create nodes fails the first acquire with an {@link io.distlock.AccessDeniedException}.
  */
-public final class ZooKeeperLockBackend implements LockBackend {
+public final class ZooKeeperLockBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("zookeeper", Guarantee.CORRECTNESS,
             EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION,
@@ -58,11 +57,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public ZooKeeperLockBackend() {
-    }
-
-    @Override
-    public BackendDescriptor descriptor() {
-        return DESCRIPTOR;
+        super(DESCRIPTOR);
     }
 
     /**
@@ -77,15 +72,7 @@ public final class ZooKeeperLockBackend implements LockBackend {
      * @throws io.distlock.AccessDeniedException       if the chroot cannot be read or created (no permission)
      */
     @Override
-    public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
-        Objects.requireNonNull(uri, "uri");
-        Objects.requireNonNull(options, "options");
-        Objects.requireNonNull(context, "context");
+    protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
         return ZkLockDriver.connect(ZkEndpoint.parse(uri), options, context);
-    }
-
-    @Override
-    public String toString() {
-        return "ZooKeeperLockBackend[zookeeper://]";
     }
 }
