@@ -3,7 +3,7 @@ package io.distlock.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.LockClient;
-import io.distlock.tck.fixtures.RedisFamilyHooks;
+import io.distlock.tck.fixtures.HookChecks;
 
 import java.time.Duration;
 
@@ -29,12 +29,12 @@ class TckHooksTest {
 
     @Test
     void theProbeTellsHowLongTheServerHoldsTheLock() {
-        RedisFamilyHooks.checkProbe(verification.lockProbe().orElseThrow(), verification::newClient);
+        HookChecks.checkProbe(verification.lockProbe().orElseThrow(), verification::newClient);
     }
 
     @Test
     void aPartitionedClientIsCutOffByItsOwnLinkAndHealsWithIt() throws InterruptedException {
-        RedisFamilyHooks.checkPartition(verification.clientPartition().orElseThrow(), verification::newClient, 1);
+        HookChecks.checkPartition(verification.clientPartition().orElseThrow(), verification::newClient, 1);
     }
 
     @Test

@@ -3,7 +3,7 @@ package io.distlock.redlock;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.distlock.LockClient;
-import io.distlock.tck.fixtures.RedisFamilyHooks;
+import io.distlock.tck.fixtures.HookChecks;
 
 import java.time.Duration;
 
@@ -29,7 +29,7 @@ class TckHooksTest {
 
     @Test
     void theProbeTellsHowLongAQuorumHoldsTheLock() {
-        RedisFamilyHooks.checkProbe(verification.lockProbe().orElseThrow(), verification::newClient);
+        HookChecks.checkProbe(verification.lockProbe().orElseThrow(), verification::newClient);
         try (LockClient client = verification.newClient()) {
             client.lock("probed").tryAcquire(LEASE).orElseThrow();
             // One node's copy shorter: the quorum holds it as long as the second-longest copy.
@@ -47,7 +47,7 @@ class TckHooksTest {
 
     @Test
     void aPartitionedClientIsCutOffByItsOwnLinksAndHealsWithThem() throws InterruptedException {
-        RedisFamilyHooks.checkPartition(verification.clientPartition().orElseThrow(), verification::newClient, 3);
+        HookChecks.checkPartition(verification.clientPartition().orElseThrow(), verification::newClient, 3);
     }
 
     @Test

@@ -354,11 +354,6 @@ public final class EtcdLockDriver implements LockDriver {
 
     // ---- extend, release, end ------------------------------------------------------------------
 
-    @Override
-    public ExtendOutcome extend(Grant grant, Duration leaseTime) {
-        return extendAll(List.of(new Renewal(grant, leaseTime))).get(0);
-    }
-
     /**
      * One {@code LeaseTimeToLive} call with the session's attached keys, whatever the number of
      * renewals: a grant whose key is still bound to the live session is extended (the engine keeps
@@ -394,6 +389,12 @@ public final class EtcdLockDriver implements LockDriver {
             results.add(ExtendOutcome.of(held));
         }
         return results;
+    }
+
+    /** One renewal is a batch of one: the same single {@code LeaseTimeToLive} call. */
+    @Override
+    public ExtendOutcome extend(Grant grant, Duration leaseTime) {
+        return extendAll(List.of(new Renewal(grant, leaseTime))).get(0);
     }
 
     /**
