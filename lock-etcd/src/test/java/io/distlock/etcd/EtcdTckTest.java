@@ -20,6 +20,7 @@ import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.HookChecks;
+import io.distlock.tck.fixtures.MalformedUris;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -126,18 +127,7 @@ class EtcdTckTest extends LockVerification {
 
     @Override
     protected List<String> malformedUris() {
-        String hosts = cluster.endpoints();
-        return List.of(
-                "etcd://alice:" + SECRET + "@",
-                "etcd://alice:" + SECRET + "@127.0.0.1:notaport",
-                "etcd://alice:" + SECRET + "@127.0.0.1:70000",
-                "etcd://alice:" + SECRET + "@127.0.0.1:2379,,127.0.0.1:2380",
-                "etcd://alice:" + SECRET + "@" + hosts + "/prefix/",
-                "etcd://alice:" + SECRET + "@" + hosts + "/a//b",
-                "etcd://alice:" + SECRET + "@" + hosts + "?noSuchOption=" + SECRET,
-                "etcd://alice:" + SECRET + "@" + hosts + "?sessionTtl=0",
-                "etcd://alice:" + SECRET + "@" + hosts + "?sessionTtl=1.5",
-                "etcd://" + SECRET + "@" + hosts);
+        return MalformedUris.serverList("etcd", SECRET, cluster.endpoints(), List.of("/prefix/", "/a//b"), List.of("sessionTtl=0", "sessionTtl=1.5"));
     }
 
     @Override

@@ -1,5 +1,7 @@
 package io.distlock.redis;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.distlock.LockClient;
 import io.distlock.Locks;
 import io.distlock.redis.support.LockScripts;
@@ -11,6 +13,7 @@ import io.distlock.tck.LockVerification;
 import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.ServerRestart;
+import io.distlock.tck.fixtures.HookChecks;
 import io.distlock.tck.fixtures.RedisFamilyHooks;
 import io.distlock.tck.fixtures.RedisReplicaSet;
 import io.distlock.tck.fixtures.RedisServer;
@@ -21,6 +24,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * The TCK against one real {@code redis-server} on a free loopback port; for rule 4.5 (failover),
@@ -108,5 +112,33 @@ class RedisSingleTckTest extends LockVerification {
     @Override
     protected Optional<String> unreachableUri() {
         return Optional.of(RedisFamilyHooks.unreachableUri("redis", 1, SECRET, ""));
+    }
+
+    // ---- the whitebox hooks above do what their Javadoc says -------------------------------------
+
+    private static final Duration HOOK_LEASE = Duration.ofSeconds(30);
+
+    @Test
+    void theProbeTellsHowLongTheServerHoldsTheLock() {
+        HookChecks.checkProbe(lockProbe().orElseThrow(), this::newClient);
+    }
+
+    @Test
+    void aPartitionedClientIsCutOffByItsOwnLinkAndHealsWithIt() throws InterruptedException {
+        HookChecks.checkPartition(clientPartition().orElseThrow(), this::newClient, 1);
+    }
+
+    @Test
+    void aRestartComesBackEmpty() {
+        try (LockClient client = newClient()) {
+            long fence = client.lock("restarted").tryAcquire(HOOK_LEASE).orElseThrow().fencingToken().getAsLong();
+            client.lock("restarted-too").tryAcquire(HOOK_LEASE).orElseThrow();
+            serverRestart().orElseThrow().restartWithoutPersistence();
+            assertThat(lockProbe().orElseThrow().heldFor("restarted")).isEmpty();
+            try (LockClient after = newClient()) {
+                assertThat(after.lock("restarted").tryAcquire(HOOK_LEASE).orElseThrow().fencingToken().getAsLong())
+                        .as("the fence counter started over").isLessThanOrEqualTo(fence);
+            }
+        }
     }
 }

@@ -1,5 +1,7 @@
 package io.distlock.redlock;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
@@ -14,6 +16,7 @@ import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.TestEnvironment;
+import io.distlock.tck.fixtures.HookChecks;
 import io.distlock.tck.fixtures.RedisFamilyHooks;
 import io.distlock.tck.fixtures.RedisNodes;
 
@@ -23,6 +26,7 @@ import java.util.Optional;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * The TCK against three real, independent {@code redis-server} processes, each behind a fault
@@ -45,7 +49,7 @@ class RedlockTckTest extends LockVerification {
         nodes.close();
     }
 
-    /** @return the servers, for {@link TckHooksTest} */
+    /** @return the servers, for the hook checks below */
     static RedisNodes nodes() {
         return nodes;
     }
@@ -137,5 +141,45 @@ class RedlockTckTest extends LockVerification {
     @Override
     protected Optional<String> unreachableUri() {
         return Optional.of(RedisFamilyHooks.unreachableUri("redlock", 3, SECRET, ""));
+    }
+
+    // ---- the whitebox hooks above do what their Javadoc says -------------------------------------
+
+    private static final Duration HOOK_LEASE = Duration.ofSeconds(30);
+
+    @Test
+    void theProbeTellsHowLongAQuorumHoldsTheLock() {
+        HookChecks.checkProbe(lockProbe().orElseThrow(), this::newClient);
+        try (LockClient client = newClient()) {
+            client.lock("probed").tryAcquire(HOOK_LEASE).orElseThrow();
+            // One node's copy shorter: the quorum holds it as long as the second-longest copy.
+            nodes().server(0).call("PEXPIRE", "distlock:{probed}", "5000");
+            assertThat(lockProbe().orElseThrow().heldFor("probed"))
+                    .hasValueSatisfying(d -> assertThat(d).isGreaterThan(Duration.ofSeconds(20)));
+            nodes().server(1).call("PEXPIRE", "distlock:{probed}", "3000");
+            assertThat(lockProbe().orElseThrow().heldFor("probed"))
+                    .hasValueSatisfying(d -> assertThat(d).isLessThanOrEqualTo(Duration.ofSeconds(5)));
+            nodes().server(0).call("DEL", "distlock:{probed}");
+            nodes().server(1).call("DEL", "distlock:{probed}");
+            assertThat(lockProbe().orElseThrow().heldFor("probed")).as("held on one node of three").isEmpty();
+        }
+    }
+
+    @Test
+    void aPartitionedClientIsCutOffByItsOwnLinksAndHealsWithThem() throws InterruptedException {
+        HookChecks.checkPartition(clientPartition().orElseThrow(), this::newClient, 3);
+    }
+
+    @Test
+    void aRestartEmptiesOneNode() {
+        try (LockClient client = newClient()) {
+            client.lock("restarted").tryAcquire(HOOK_LEASE).orElseThrow();
+            serverRestart().orElseThrow().restartWithoutPersistence();
+            long holding = 0;
+            for (int i = 0; i < nodes().size(); i++) {
+                holding += (Long) nodes().server(i).call("EXISTS", "distlock:{restarted}");
+            }
+            assertThat(holding).as("nodes still holding the lock").isEqualTo(2);
+        }
     }
 }

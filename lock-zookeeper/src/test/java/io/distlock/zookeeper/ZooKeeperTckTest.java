@@ -18,6 +18,7 @@ import io.distlock.tck.SessionEnd;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.HookChecks;
+import io.distlock.tck.fixtures.MalformedUris;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -132,18 +133,7 @@ class ZooKeeperTckTest extends LockVerification {
 
     @Override
     protected List<String> malformedUris() {
-        String hosts = ensemble.connectString();
-        return List.of(
-                "zookeeper://alice:" + SECRET + "@",
-                "zookeeper://alice:" + SECRET + "@127.0.0.1:notaport",
-                "zookeeper://alice:" + SECRET + "@127.0.0.1:70000",
-                "zookeeper://alice:" + SECRET + "@127.0.0.1:2181,,127.0.0.1:2182",
-                "zookeeper://alice:" + SECRET + "@" + hosts + "/chroot/",
-                "zookeeper://alice:" + SECRET + "@" + hosts + "/a//b",
-                "zookeeper://alice:" + SECRET + "@" + hosts + "/a/../b",
-                "zookeeper://alice:" + SECRET + "@" + hosts + "?noSuchOption=" + SECRET,
-                "zookeeper://alice:" + SECRET + "@" + hosts + "?sessionTimeout=1",
-                "zookeeper://" + SECRET + "@" + hosts);
+        return MalformedUris.serverList("zookeeper", SECRET, ensemble.connectString(), List.of("/chroot/", "/a//b", "/a/../b"), List.of("sessionTimeout=1"));
     }
 
     @Override
