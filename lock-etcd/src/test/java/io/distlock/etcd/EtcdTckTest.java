@@ -168,9 +168,7 @@ class EtcdTckTest extends LockVerification {
         LockProbe probe = lockProbe().orElseThrow();
         String name = "hooks-" + UUID.randomUUID();
         try (PartitionedClient cut = partition.open(); LockClient other = newClient()) {
-            assertThat(cut.links()).hasSize(3);
-            Lease held = cut.client().lock(name).tryAcquire(Duration.ofSeconds(30)).orElseThrow();
-            assertThat(probe.heldFor(name)).contains(LockProbe.UNTIL_RELEASED);
+            Lease held = HookChecks.holdBehindLinks(cut, probe, 3, name);
 
             long dropped = System.nanoTime();
             cut.dropAll();

@@ -187,9 +187,7 @@ class ZooKeeperTckTest extends LockVerification {
         LockProbe probe = lockProbe().orElseThrow();
         String name = "hooks-" + UUID.randomUUID();
         try (PartitionedClient cut = partition.open(); LockClient other = newClient()) {
-            assertThat(cut.links()).hasSize(3);
-            Lease lease = cut.client().lock(name).tryAcquire(Duration.ofSeconds(30)).orElseThrow();
-            assertThat(probe.heldFor(name)).contains(LockProbe.UNTIL_RELEASED);
+            Lease lease = HookChecks.holdBehindLinks(cut, probe, 3, name);
 
             cut.dropAll();
             Awaitility.await().atMost(environment().defaultTimeout()).until(() -> !lease.isValid());
