@@ -325,69 +325,108 @@ final class Cleanup {
                 others.add(task);
             }
         }
-        Set<Task> failed = Collections.newSetFromMap(new IdentityHashMap<>());
-        RuntimeException firstFailure = null;
-        if (!releases.isEmpty()) {
-            Map<Grant, Release> byGrant = new IdentityHashMap<>();
-            List<Grant> grants = new ArrayList<>(releases.size());
-            for (Release release : releases) {
-                byGrant.put(release.grant, release);
-                grants.add(release.grant);
-            }
-            List<Grant> unconfirmed;
-            try {
-                unconfirmed = driver.releaseAll(grants);
-            } catch (IllegalStateException closed) {
-                return false;
-            } catch (RuntimeException e) {
-                unconfirmed = grants;
-                firstFailure = e;
-            }
-            for (Grant grant : unconfirmed) {
-                Release release = byGrant.get(grant);
-                if (release != null) {
-                    failed.add(release);
-                }
-            }
+        Failures failures = new Failures();
+        if (!releases.isEmpty() && !releaseBatch(driver, releases, failures)) {
+            return false; // the driver is closed: nothing more can be done here
         }
         for (Task task : others) {
-            if (stopAtFailure && !failed.isEmpty()) {
-                failed.add(task); // not tried: the backend is still away
-                continue;
-            }
-            try {
-                task.run(driver);
-                logRecovered(task);
-                if (task instanceof Abandon && ((Abandon) task).repeat) {
-                    repeatLater(task);
-                }
-            } catch (IllegalStateException closed) {
-                // the driver is closed: nothing more can be done here
-            } catch (RuntimeException e) {
-                if (refusedWithNothingToRemove(task, e)) {
-                    continue;
-                }
-                failed.add(task);
-                firstFailure = firstFailure == null ? e : firstFailure;
+            if (stopAtFailure && failures.any()) {
+                failures.add(task, null); // not tried: the backend is still away
+            } else {
+                runOne(driver, task, failures);
             }
         }
         for (Release release : releases) {
-            if (!failed.contains(release)) {
+            if (!failures.contains(release)) {
                 logRecovered(release);
             }
         }
-        for (Task task : failed) {
+        return requeue(failures);
+    }
+
+    /**
+     * Sends the releases in one batch; each whose removal the driver could not confirm is a failure.
+     *
+     * @return false if the driver is closed
+     */
+    private boolean releaseBatch(LockDriver driver, List<Release> releases, Failures failures) {
+        Map<Grant, Release> byGrant = new IdentityHashMap<>();
+        List<Grant> grants = new ArrayList<>(releases.size());
+        for (Release release : releases) {
+            byGrant.put(release.grant, release);
+            grants.add(release.grant);
+        }
+        List<Grant> unconfirmed;
+        RuntimeException failure = null;
+        try {
+            unconfirmed = driver.releaseAll(grants);
+        } catch (IllegalStateException closed) {
+            return false;
+        } catch (RuntimeException e) {
+            unconfirmed = grants;
+            failure = e;
+        }
+        for (Grant grant : unconfirmed) {
+            Release release = byGrant.get(grant);
+            if (release != null) {
+                failures.add(release, failure);
+            }
+        }
+        return true;
+    }
+
+    /** Runs one task that is not a release; an abandon that must be repeated is queued again. */
+    private void runOne(LockDriver driver, Task task, Failures failures) {
+        try {
+            task.run(driver);
+            logRecovered(task);
+            if (task instanceof Abandon && ((Abandon) task).repeat) {
+                repeatLater(task);
+            }
+        } catch (IllegalStateException closed) {
+            // the driver is closed: nothing more can be done here
+        } catch (RuntimeException e) {
+            if (!refusedWithNothingToRemove(task, e)) {
+                failures.add(task, e);
+            }
+        }
+    }
+
+    /** Logs each task's first failure and puts every failed task back in the queue; true if there was one. */
+    private boolean requeue(Failures failures) {
+        for (Task task : failures.tasks) {
             if (task.failures++ == 0) {
-                logFirstFailure(task, firstFailure);
+                logFirstFailure(task, failures.first);
+            }
+        }
+        if (failures.tasks.isEmpty()) {
+            return false;
+        }
+        synchronized (pending) {
+            pending.addAll(failures.tasks);
+        }
+        return true;
+    }
+
+    /** The tasks of one attempt that failed or were not tried, and the first failure seen (for the log). */
+    private static final class Failures {
+        final Set<Task> tasks = Collections.newSetFromMap(new IdentityHashMap<>());
+        RuntimeException first;
+
+        void add(Task task, RuntimeException cause) {
+            tasks.add(task);
+            if (first == null) {
+                first = cause;
             }
         }
 
-        if (!failed.isEmpty()) {
-            synchronized (pending) {
-                pending.addAll(failed);
-            }
+        boolean any() {
+            return !tasks.isEmpty();
         }
-        return !failed.isEmpty();
+
+        boolean contains(Task task) {
+            return tasks.contains(task);
+        }
     }
 
     private void roundEnded(boolean failed) {
