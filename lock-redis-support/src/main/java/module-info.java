@@ -7,7 +7,7 @@
  * <p>Its one package is exported to the Redis-family backends only, never to users. The list
  * below is the one place that names the family: a new Redis-family backend adds its module here
  * and edits no other module's descriptor (docs/architecture.md, "The Redis family"; this
- * module's ModuleTest checks the list against the modules that depend on it).
+ * module's PackagingTest checks the list against the modules that depend on it).
  */
 // "module": a qualified export names modules that are not on this module's own build path.
 @SuppressWarnings({"requires-automatic", "module"})

@@ -14,6 +14,9 @@ module io.distlock.tck.fixtures {
     // RedisServer's Docker runtime only; never loaded without them (RedisContainerRuntime).
     requires static testcontainers;
     requires static com.github.dockerjava.api;
+    // BackendPackagingCheck's ArchUnit rules only; its signatures name no ArchUnit type, and a test
+    // that extends it has ArchUnit on its own path.
+    requires static com.tngtech.archunit;
 
     exports io.distlock.tck.fixtures;
 }
