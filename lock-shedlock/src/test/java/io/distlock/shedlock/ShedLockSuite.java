@@ -39,12 +39,18 @@ abstract class ShedLockSuite extends AbstractExtensibleLockProviderIntegrationTe
          * Opens both and takes and frees one lock through each: a client's first acquire also sets
          * up its connection (etcd: its session lease; measured at 80 ms), which the suite's 50 ms
          * lockAtMostFor would otherwise pay for out of its validity, in whichever test runs first.
+         * If that fails, both are closed.
          */
         static Connections to(String uri) {
             Connections connections = new Connections(new DistlockLockProvider(uri), Locks.connect(uri));
             String warmUp = "shedlock-suite-warm-up-" + UUID.randomUUID();
-            connections.provider().lock(lockConfig(warmUp, Duration.ofSeconds(10), Duration.ZERO)).orElseThrow().unlock();
-            connections.probe().lock(warmUp).tryAcquire(Duration.ofSeconds(10)).orElseThrow().release();
+            try {
+                connections.provider().lock(lockConfig(warmUp, Duration.ofSeconds(10), Duration.ZERO)).orElseThrow().unlock();
+                connections.probe().lock(warmUp).tryAcquire(Duration.ofSeconds(10)).orElseThrow().release();
+            } catch (RuntimeException e) {
+                Servers.closeAll(connections);
+                throw e;
+            }
             return connections;
         }
 
