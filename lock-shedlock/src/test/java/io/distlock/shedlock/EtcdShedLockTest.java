@@ -1,26 +1,16 @@
 package io.distlock.shedlock;
 
 import io.distlock.tck.fixtures.EtcdCluster;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
 import java.time.Duration;
 
 /** ShedLock's provider suite on a single etcd member ({@code etcd://}). */
 class EtcdShedLockTest extends ShedLockSuite {
 
-    private static EtcdCluster cluster;
-    private static Connections connections;
-
-    @BeforeAll
-    static void start() {
-        cluster = EtcdCluster.single();
-        connections = Connections.to(cluster.uri(""));
-    }
-
-    @AfterAll
-    static void stop() {
-        Servers.closeAll(connections, cluster);
+    @Override
+    protected Started start() {
+        EtcdCluster cluster = EtcdCluster.single();
+        return new Started(cluster.uri(""), cluster);
     }
 
     /**
@@ -31,10 +21,5 @@ class EtcdShedLockTest extends ShedLockSuite {
     @Override
     protected Duration shortestLockAtMostFor() {
         return Duration.ofMillis(250);
-    }
-
-    @Override
-    protected Connections connections() {
-        return connections;
     }
 }

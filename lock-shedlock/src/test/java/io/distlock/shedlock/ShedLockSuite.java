@@ -6,19 +6,26 @@ import io.distlock.Locks;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
 import net.javacrumbs.shedlock.test.support.AbstractExtensibleLockProviderIntegrationTest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * ShedLock's own provider suite (shedlock-test-support, with its fuzz tester) against one real
- * server set per backend: each subclass starts its servers once, in {@code @BeforeAll}, and hands
- * over a {@link Connections}. ShedLock's suite is built on inheritance, so this is one level of it.
+ * server set per backend: each subclass says how to {@linkplain #start() start} its servers and
+ * which URI reaches them; this class starts them once per test class, connects, and closes both
+ * after the class's last test. ShedLock's suite is built on inheritance, so this is one level of it.
  *
  * <p>{@link #assertLocked}/{@link #assertUnlocked} ask the server, through a second, independent
  * {@link LockClient}: a {@code tryAcquire} that is refused means held; one that is granted means
@@ -32,12 +39,18 @@ abstract class ShedLockSuite extends AbstractExtensibleLockProviderIntegrationTe
          * Opens both and takes and frees one lock through each: a client's first acquire also sets
          * up its connection (etcd: its session lease; measured at 80 ms), which the suite's 50 ms
          * lockAtMostFor would otherwise pay for out of its validity, in whichever test runs first.
+         * If that fails, both are closed.
          */
         static Connections to(String uri) {
             Connections connections = new Connections(new DistlockLockProvider(uri), Locks.connect(uri));
             String warmUp = "shedlock-suite-warm-up-" + UUID.randomUUID();
-            connections.provider().lock(lockConfig(warmUp, Duration.ofSeconds(10), Duration.ZERO)).orElseThrow().unlock();
-            connections.probe().lock(warmUp).tryAcquire(Duration.ofSeconds(10)).orElseThrow().release();
+            try {
+                connections.provider().lock(lockConfig(warmUp, Duration.ofSeconds(10), Duration.ZERO)).orElseThrow().unlock();
+                connections.probe().lock(warmUp).tryAcquire(Duration.ofSeconds(10)).orElseThrow().release();
+            } catch (RuntimeException e) {
+                Servers.closeAll(connections);
+                throw e;
+            }
             return connections;
         }
 
@@ -48,8 +61,83 @@ abstract class ShedLockSuite extends AbstractExtensibleLockProviderIntegrationTe
         }
     }
 
-    /** @return the connections of the subclass's servers, opened in its {@code @BeforeAll} */
-    protected abstract Connections connections();
+    /**
+     * What a subclass started: the URI to connect to, and the servers, closed in this order after
+     * the connections.
+     */
+    record Started(String uri, List<? extends AutoCloseable> servers) {
+        Started(String uri, AutoCloseable... servers) {
+            this(uri, List.of(servers));
+        }
+    }
+
+    /**
+     * Starts the backend's servers; called once per test class, before its first test. If it fails
+     * after starting a server, it closes what it started.
+     *
+     * @return the URI of the backend and the servers to close after the class's tests
+     */
+    protected abstract Started start();
+
+    /**
+     * Each test class's backend: started before its first test ({@link #startOnce()}), closed after
+     * its last ({@link #closeAfterAll}). Not kept in instance fields of one instance per class
+     * ({@code @TestInstance(PER_CLASS)}): ShedLock's tests take their lock names from instance
+     * fields, which must be new for each test.
+     */
+    private static final Map<Class<?>, Backend> BACKENDS = new ConcurrentHashMap<>();
+
+    /**
+     * A test class's connections and servers, or why it has none: a start that failed is not tried
+     * again by each test (as a failed {@code @BeforeAll} was not).
+     */
+    private record Backend(Connections connections, List<? extends AutoCloseable> servers, RuntimeException failure) {
+        static Backend start(ShedLockSuite test) {
+            Started started = null;
+            try {
+                started = test.start();
+                return new Backend(Connections.to(started.uri()), started.servers(), null);
+            } catch (RuntimeException e) {
+                if (started != null) {
+                    Servers.closeAll(started.servers().toArray(AutoCloseable[]::new));
+                }
+                return new Backend(null, List.of(), e);
+            }
+        }
+
+        void close() {
+            Servers.closeAll(connections);
+            Servers.closeAll(servers.toArray(AutoCloseable[]::new));
+        }
+    }
+
+    /**
+     * Starts and connects this class's backend unless an earlier test did. Before the test, not on
+     * first use: some of ShedLock's tests make their LockConfiguration (which starts its
+     * lockAtMostFor) before they ask for the provider, and starting a server takes seconds.
+     */
+    @BeforeEach
+    final void startOnce() {
+        Backend backend = BACKENDS.computeIfAbsent(getClass(), testClass -> Backend.start(this));
+        if (backend.failure() != null) {
+            throw new IllegalStateException(getClass().getSimpleName() + ": its servers did not start, or did not answer",
+                    backend.failure());
+        }
+    }
+
+    /** Closes the backend of the class whose tests have all run: its connections, then its servers. */
+    @AfterAll
+    static void closeAfterAll(TestInfo testClass) {
+        Backend backend = BACKENDS.remove(testClass.getTestClass().orElseThrow());
+        if (backend != null) {
+            backend.close();
+        }
+    }
+
+    /** @return the connections of this class's backend, opened before the test ({@link #startOnce()}) */
+    private Connections connections() {
+        return BACKENDS.get(getClass()).connections();
+    }
 
     @Override
     protected ExtensibleLockProvider getLockProvider() {

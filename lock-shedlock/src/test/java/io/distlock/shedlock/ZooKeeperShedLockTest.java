@@ -1,8 +1,6 @@
 package io.distlock.shedlock;
 
 import io.distlock.tck.fixtures.ZooKeeperProcess;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
 import java.time.Duration;
 
@@ -12,18 +10,10 @@ import java.time.Duration;
  */
 class ZooKeeperShedLockTest extends ShedLockSuite {
 
-    private static ZooKeeperProcess server;
-    private static Connections connections;
-
-    @BeforeAll
-    static void start() {
-        server = ZooKeeperProcess.start(System.getProperty("java.class.path"));
-        connections = Connections.to("zookeeper://" + server.connectString());
-    }
-
-    @AfterAll
-    static void stop() {
-        Servers.closeAll(connections, server);
+    @Override
+    protected Started start() {
+        ZooKeeperProcess server = ZooKeeperProcess.start(System.getProperty("java.class.path"));
+        return new Started("zookeeper://" + server.connectString(), server);
     }
 
     /**
@@ -34,10 +24,5 @@ class ZooKeeperShedLockTest extends ShedLockSuite {
     @Override
     protected Duration shortestLockAtMostFor() {
         return Duration.ofMillis(250);
-    }
-
-    @Override
-    protected Connections connections() {
-        return connections;
     }
 }
