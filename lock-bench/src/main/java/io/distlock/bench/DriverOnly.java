@@ -1,8 +1,11 @@
 package io.distlock.bench;
 
+import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.redis.RedisLockBackend;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 
@@ -18,14 +21,28 @@ final class DriverOnly extends LoopScenario {
 
     private static final Duration LEASE = Duration.ofSeconds(10);
 
+    private static final DriverContext NO_ENGINE = new DriverContext() {
+        @Override
+        public void leaseLost(Grant grant, Lease.LossReason reason) {
+        }
+
+        @Override
+        public void connectionSuspended() {
+        }
+
+        @Override
+        public void connectionRestored() {
+        }
+    };
+
     private final LockDriver driver;
     private final String lockName;
     private long token;
 
     DriverOnly(String uri, String lockName) {
         super("diagnostic: RedisLockDriver called directly (pool + scripts, no engine)");
-        // The driver reports nothing to the engine on this path (no watches, no renewals).
-        this.driver = new RedisLockBackend().connect(URI.create(uri), LockOptions.defaults(), null);
+        // No engine on this path: what the driver would report to it (no watches, no renewals here) goes nowhere.
+        this.driver = new RedisLockBackend().connect(URI.create(uri), LockOptions.defaults(), NO_ENGINE);
         this.lockName = lockName;
     }
 
