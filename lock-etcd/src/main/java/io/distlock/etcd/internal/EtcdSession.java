@@ -6,6 +6,7 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.Credentials;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
+import io.distlock.spi.Backoff;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.TlsSettings;
 import io.etcd.jetcd.ByteSequence;
@@ -95,6 +96,9 @@ final class EtcdSession implements AutoCloseable {
 
     /** How the message of a failed TLS handshake starts (new credentials cannot help it). */
     private static final String TLS_HANDSHAKE = "the TLS handshake";
+
+    /** Between resends of a call whose transport failed: such a failure comes back at once. */
+    private static final Backoff RESEND = Backoff.fixed(Duration.ofMillis(50));
 
     /** The largest answer accepted: 256 MiB, a session of about five million keys of 50 bytes. */
     static final int MAX_ANSWER_BYTES = 256 * 1024 * 1024;
@@ -493,6 +497,7 @@ final class EtcdSession implements AutoCloseable {
         CompletableFuture<T> attempt = first != null ? first : send.get();
         boolean interrupted = false;
         boolean reauthenticated = false;
+        int resends = 0;
         try {
             while (true) {
                 long left = deadline - System.nanoTime();
@@ -532,7 +537,7 @@ final class EtcdSession implements AutoCloseable {
                         throw failure;
                     }
                     if (deadline - System.nanoTime() > 0) {
-                        pause(50); // a transport failure comes back at once: do not spin
+                        pause(RESEND.delayNanos(++resends)); // a transport failure comes back at once: do not spin
                     }
                 }
                 if (closed || deadline - System.nanoTime() <= 0) {
@@ -549,8 +554,8 @@ final class EtcdSession implements AutoCloseable {
         }
     }
 
-    private static void pause(long millis) {
-        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+    private static void pause(long nanos) {
+        long until = System.nanoTime() + nanos;
         boolean interrupted = false;
         while (System.nanoTime() - until < 0) {
             try {
