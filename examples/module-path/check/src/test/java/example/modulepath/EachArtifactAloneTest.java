@@ -82,8 +82,7 @@ class EachArtifactAloneTest {
     @Test
     void tairOnTheModuleBuiltFromThePublishedFixtures() {
         Shell.Result run = run("lock-tair", "tair", Map.of("127.0.0.1:7200", servers.tair()), "lock-tair", "lock-redis-support", "lock-api");
-        assertOutput(run, RAN, "with fencing token", "backends: tair
-");
+        assertOutput(run, RAN, "with fencing token", "backends: tair\n");
     }
 
     @Test
