@@ -113,4 +113,13 @@ class VerdictExtensionTest {
         assertThat(VerdictExtension.render(verdict, "demo", "DemoTest"))
                 .contains("observed: CORRECTNESS not shown: a partial run, only the rules listed ran (not selected: distlock.tck.rules=2)");
     }
+
+    @Test
+    void onlyRulesAreCountedAndAVerificationsOwnTestsAreLeftOut() {
+        assertThat(VerdictExtension.ruleOf("4.7 a paused minority of servers (SIGSTOP)")).contains("4.7");
+        assertThat(VerdictExtension.ruleOf("1.10 one lease used from several threads")).contains("1.10");
+        assertThat(VerdictExtension.ruleOf("zookeeper: the partition, probe and revocation hooks do what they tell the TCK")).isEmpty();
+        assertThat(VerdictExtension.ruleOf("theProbeTellsHowLongTheServerHoldsTheLock()")).isEmpty();
+        assertThat(VerdictExtension.ruleOf("4.7")).as("a number without a title is no rule's display name").isEmpty();
+    }
 }
