@@ -21,7 +21,12 @@ final class DriverOnly extends LoopScenario {
 
     private static final Duration LEASE = Duration.ofSeconds(10);
 
-    private static final DriverContext NO_ENGINE = new DriverContext() {
+    /**
+     * What a driver called without the engine reports to: nothing is held past one operation (no
+     * loss to tell), an operation that fails says so (no suspension to tell), nothing is retried
+     * (no restore to tell). The etcd driver-only row uses it too.
+     */
+    static final DriverContext NO_ENGINE = new DriverContext() {
         @Override
         public void leaseLost(Grant grant, Lease.LossReason reason) {
         }

@@ -6,7 +6,6 @@ import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.spi.Attempt;
-import io.distlock.spi.DriverContext;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
@@ -331,22 +330,8 @@ final class EtcdPeers implements AutoCloseable {
 
         DriverOnly(String uri) {
             super(DRIVER, "tryAcquire", "release");
-            this.driver = etcdBackend().connect(URI.create(uri), LockOptions.defaults(), new DriverContext() {
-                @Override
-                public void leaseLost(Grant grant, Lease.LossReason reason) {
-                    // nothing is held past one operation
-                }
-
-                @Override
-                public void connectionSuspended() {
-                    // an operation that fails says so
-                }
-
-                @Override
-                public void connectionRestored() {
-                    // nothing to retry
-                }
-            });
+            this.driver = etcdBackend().connect(URI.create(uri), LockOptions.defaults(),
+                    io.distlock.bench.DriverOnly.NO_ENGINE); // the Redis driver-only row's: no engine here either
         }
 
         @Override
