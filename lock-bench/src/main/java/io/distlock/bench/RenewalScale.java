@@ -21,8 +21,9 @@ import org.HdrHistogram.Histogram;
  * One client holds many leases on distinct keys with {@code autoRenew()} for three renewal
  * periods, on a server of its own. Counted, in a {@link RenewalWindow}: renewal ticks (the
  * keeper's {@code extendAll} calls, seen through {@link CountingRedisBackend}), leases per tick,
- * pipelined round trips per tick, the {@code EVALSHA} commands the server executed ({@code INFO commandstats}), and the CPU the
- * client's keeper thread and the server spent per tick.
+ * pipelined round trips per tick, the scripts the server ran ({@code EVALSHA}, or {@code EVAL} on a
+ * new connection; {@code INFO commandstats}), and the CPU the client's keeper thread and the server
+ * spent per tick.
  */
 final class RenewalScale {
 
@@ -70,14 +71,14 @@ final class RenewalScale {
                 roundTrips += (tick.leases() + PIPELINE_CHUNK - 1) / PIPELINE_CHUNK;
             }
             int n = Math.max(1, ticks.size());
-            double evalsha = server1.get("evalsha") - server0.get("evalsha");
+            double scripts = server1.get("scripts") - server0.get("scripts");
             Map<String, Double> extras = new LinkedHashMap<>();
             extras.put("leases", (double) leases);
             extras.put("ticks", (double) ticks.size());
             extras.put("leases per tick", (double) renewed / n);
             extras.put("round trips per tick", (double) roundTrips / n);
             extras.put("allowed per tick (1 per started 1000 leases)", Math.ceil(renewed / 1000.0 / n));
-            extras.put("EVALSHA per renewal", renewed == 0 ? Double.NaN : evalsha / renewed);
+            extras.put("scripts per renewal", renewed == 0 ? Double.NaN : scripts / renewed);
             extras.put("keeper CPU ms per tick", keeperCpu / 1e6 / n);
             extras.put("server CPU ms per tick", (server1.get("cpu") - server0.get("cpu")) * 1e3 / n);
             extras.put("keeper CPU µs per renewal", renewed == 0 ? Double.NaN : keeperCpu / 1e3 / renewed);
@@ -101,17 +102,21 @@ final class RenewalScale {
         throw new IllegalStateException("no distlock-bench-redis-keeper thread");
     }
 
-    /** {@code EVALSHA} calls so far and the server's CPU seconds (user + system). */
+    /**
+     * Script calls so far ({@code EVALSHA} and {@code EVAL}: the first script on a newly opened
+     * connection goes as {@code EVAL}, see the Redis support's connections) and the server's CPU
+     * seconds (user + system).
+     */
     private static Map<String, Double> serverFigures(RedisServer redis) {
-        double evalsha = 0;
+        double scripts = 0;
         for (String line : String.valueOf(redis.call("INFO", "commandstats")).split("\r?\n")) {
-            if (line.startsWith("cmdstat_evalsha:")) {
+            if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
                 String calls = line.substring(line.indexOf("calls=") + 6);
-                evalsha = Double.parseDouble(calls.substring(0, calls.indexOf(',')));
+                scripts += Double.parseDouble(calls.substring(0, calls.indexOf(',')));
             }
         }
         double[] counters = serverCounters(redis);
-        return Map.of("evalsha", evalsha, "cpu", counters[0], "usec", counters[1]);
+        return Map.of("scripts", scripts, "cpu", counters[0], "usec", counters[1]);
     }
 
     /**

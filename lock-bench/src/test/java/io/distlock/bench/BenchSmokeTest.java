@@ -55,7 +55,7 @@ class BenchSmokeTest {
         }
         Measurement scale = report.row(report.scaleRow()).get(0);
         assertThat(scale.extras().get("leases lost")).isZero();
-        assertThat(scale.extras().get("EVALSHA per renewal")).as("one compare-and-extend per renewal").isEqualTo(1.0);
+        assertThat(scale.extras().get("scripts per renewal")).as("one compare-and-extend per renewal").isEqualTo(1.0);
         assertThat(scale.extras().get("round trips per tick"))
                 .isLessThanOrEqualTo(scale.extras().get("allowed per tick (1 per started 1000 leases)"));
 
