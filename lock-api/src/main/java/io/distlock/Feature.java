@@ -23,5 +23,17 @@ public enum Feature {
     /** Waiters are granted the lock in the order in which they started waiting. */
     FIFO_WAITERS,
     /** The backend keeps granting locks while a minority of its nodes is down. */
-    QUORUM
+    QUORUM,
+    /**
+     * {@link LockClient#inspect} and {@link LockClient#holders} show who holds a lock: the owner
+     * description, the fencing token (with {@link #FENCING_TOKENS}), since when, and what the
+     * server has left of the lease.
+     */
+    INSPECTION,
+    /**
+     * {@link LockClient#revoke} takes a lock back from its holder: the server ends the lease, the
+     * holder's {@link Lease#lost()} completes with {@link Lease.LossReason#REVOKED}, and (with
+     * {@link #FENCING_TOKENS}) every later grant's token is above the evicted holder's.
+     */
+    REVOCATION
 }

@@ -28,7 +28,15 @@ public interface Lease extends AutoCloseable {
     enum LossReason {
         /** The validity passed without a release or a successful renewal. */
         EXPIRED,
-        /** The backend answered that the lock is no longer held by this lease (it expired there and may have been re-granted). */
+        /**
+         * The backend answered that the lock is no longer held by this lease: it expired there (and
+         * may have been granted to someone else), or something other than distlock removed it.
+         */
+        NOT_HELD,
+        /**
+         * An operator took the lock back ({@link LockClient#revoke}): the server ended the lease.
+         * The client's listener gets a {@link LockEvent.Type#REVOKED} event with the reason.
+         */
         REVOKED,
         /** The backend dropped what backed the lease (a session expired, a connection was lost for good). */
         BACKEND_LOST,

@@ -11,6 +11,9 @@ import java.util.function.Supplier;
  */
 public final class LockOptions {
 
+    /** The longest owner description accepted ({@link Builder#owner(String)}), in characters. */
+    public static final int MAX_OWNER_LENGTH = 256;
+
     private static final LockOptions DEFAULTS = builder().build();
 
     private final Duration connectTimeout;
@@ -21,6 +24,7 @@ public final class LockOptions {
     private final Duration maxRetryBackoff;
     private final LockListener listener;
     private final Supplier<Credentials> credentials;
+    private final String owner;
 
     private LockOptions(Builder b) {
         this.connectTimeout = b.connectTimeout;
@@ -31,6 +35,7 @@ public final class LockOptions {
         this.maxRetryBackoff = b.maxRetryBackoff;
         this.listener = b.listener;
         this.credentials = b.credentials;
+        this.owner = b.owner;
     }
 
     /** @return connect timeout 2 s, operation timeout 2 s, drift 1 % + 2 ms, back-off 5–100 ms, no listener, no credentials */
@@ -51,7 +56,8 @@ public final class LockOptions {
                 .clockDrift(clockDriftFactor, clockDriftMinimum)
                 .retryBackoff(minRetryBackoff, maxRetryBackoff)
                 .listener(listener)
-                .credentials(credentials);
+                .credentials(credentials)
+                .owner(owner);
     }
 
     /** @return how long establishing a connection may take before the backend counts as unavailable */
@@ -126,13 +132,25 @@ public final class LockOptions {
         return Optional.of(c);
     }
 
+    /**
+     * The owner description set with {@link Builder#owner(String)}. Without one, each client
+     * describes itself as {@code user@host:pid/<client-id>} (the client id is random, a few
+     * characters, one per client).
+     *
+     * @return the owner description, if one was set
+     */
+    public Optional<String> owner() {
+        return Optional.ofNullable(owner);
+    }
+
     @Override
     public String toString() {
         return "LockOptions[connectTimeout=" + connectTimeout + ", operationTimeout=" + operationTimeout
                 + ", clockDrift=" + clockDriftFactor + "×lease+" + clockDriftMinimum
                 + ", retryBackoff=" + minRetryBackoff + ".." + maxRetryBackoff
                 + (listener != null ? ", listener=" + listener.getClass().getName() : "")
-                + (credentials != null ? ", credentials=(set)" : "") + "]";
+                + (credentials != null ? ", credentials=(set)" : "")
+                + (owner != null ? ", owner=" + owner : "") + "]";
     }
 
     /** Builds {@link LockOptions}; every setter validates its argument at once. */
@@ -145,6 +163,7 @@ public final class LockOptions {
         private Duration maxRetryBackoff = Duration.ofMillis(100);
         private LockListener listener;
         private Supplier<Credentials> credentials;
+        private String owner;
 
         private Builder() {
         }
@@ -240,6 +259,22 @@ public final class LockOptions {
          */
         public Builder credentials(Supplier<Credentials> supplier) {
             this.credentials = supplier;
+            return this;
+        }
+
+        /**
+         * Sets how the client's leases describe their holder to whoever inspects a lock
+         * ({@link LockClient#inspect}): stored on the server with every lease the client takes.
+         * <b>Anyone who can read the backend can read it: never put a secret in it.</b> Without
+         * one, {@code user@host:pid/<client-id>}.
+         *
+         * @param owner at most {@value LockOptions#MAX_OWNER_LENGTH} characters, not blank, no control
+         *              characters; or null for the default
+         * @return this builder
+         * @throws IllegalArgumentException if blank, too long or with a control character
+         */
+        public Builder owner(String owner) {
+            this.owner = owner == null ? null : io.distlock.engine.Arguments.text(owner, "owner", MAX_OWNER_LENGTH);
             return this;
         }
 

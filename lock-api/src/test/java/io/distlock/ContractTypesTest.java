@@ -38,9 +38,9 @@ class ContractTypesTest {
                 .isNotInstanceOf(BackendUnavailableException.class).hasMessage("could not be confirmed");
         assertThat(unconfirmed.lockName()).isEqualTo("stock");
         assertThatThrownBy(() -> new LeaseUnconfirmedException(null, "x")).isInstanceOf(NullPointerException.class);
-        LeaseLostException refused = new LeaseLostException("stock", Lease.LossReason.REVOKED, "cannot re-enter");
+        LeaseLostException refused = new LeaseLostException("stock", Lease.LossReason.NOT_HELD, "cannot re-enter");
         assertThat(refused).hasMessage("cannot re-enter");
-        assertThat(refused.reason()).isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(refused.reason()).isEqualTo(Lease.LossReason.NOT_HELD);
         assertThat(new LeaseLostException("stock", Lease.LossReason.EXPIRED)).hasMessageContaining("'stock'")
                 .hasMessageContaining("EXPIRED");
     }

@@ -7,28 +7,51 @@ import java.time.Duration;
 import java.util.Locale;
 import java.util.Objects;
 
-/** Validation of what users pass in, with messages that say what was wrong. */
-final class Arguments {
+/**
+ * Validation of what users pass in, with messages that say what was wrong. Public only for
+ * {@link io.distlock.LockOptions} (this package is not exported).
+ */
+public final class Arguments {
 
     private Arguments() {
     }
 
     static String name(String name) {
-        Objects.requireNonNull(name, "lock name must not be null");
-        if (name.isBlank()) {
-            throw new IllegalArgumentException("lock name must not be blank");
+        return text(name, "lock name", LockClient.MAX_NAME_LENGTH);
+    }
+
+    /**
+     * The rule for every text a user gives that is stored on the server or shown to operators (a
+     * lock name, an owner description, a revocation's reason): not blank, bounded, no control
+     * characters (which could forge lines in a terminal or a log).
+     *
+     * @param text      the text
+     * @param what      what it is, for the message
+     * @param maxLength the longest accepted, in characters
+     * @return {@code text}
+     * @throws NullPointerException     if {@code text} is null
+     * @throws IllegalArgumentException if blank, too long or with a control character
+     */
+    public static String text(String text, String what, int maxLength) {
+        Objects.requireNonNull(text, what + " must not be null");
+        if (text.isBlank()) {
+            throw new IllegalArgumentException(what + " must not be blank");
         }
-        if (name.length() > LockClient.MAX_NAME_LENGTH) {
-            throw new IllegalArgumentException("lock name is " + name.length() + " characters long; the limit is "
-                    + LockClient.MAX_NAME_LENGTH);
+        if (text.length() > maxLength) {
+            throw new IllegalArgumentException(what + " is " + text.length() + " characters long; the limit is " + maxLength);
         }
-        for (int i = 0; i < name.length(); i++) {
-            if (Character.isISOControl(name.charAt(i))) {
-                throw new IllegalArgumentException("lock name has a control character (U+"
-                        + String.format(Locale.ROOT, "%04X", (int) name.charAt(i)) + ") at index " + i);
+        return noControlCharacters(text, what);
+    }
+
+    /** @return {@code text}, which may be empty (a name prefix) but has no control character */
+    static String noControlCharacters(String text, String what) {
+        for (int i = 0; i < text.length(); i++) {
+            if (Character.isISOControl(text.charAt(i))) {
+                throw new IllegalArgumentException(what + " has a control character (U+"
+                        + String.format(Locale.ROOT, "%04X", (int) text.charAt(i)) + ") at index " + i);
             }
         }
-        return name;
+        return text;
     }
 
     static Duration leaseTime(Duration leaseTime) {

@@ -97,6 +97,29 @@ final class DriverCalls {
     }
 
     /**
+     * A call that is neither an acquire nor an extension (an inspection, a revocation): a
+     * {@link BackendUnavailableException} passes through (the caller decides what it means), a call
+     * the client's close cut short is reported as such, anything else is translated.
+     *
+     * @param operation what is done, for messages: "inspect 'name'"
+     */
+    <T> T call(String operation, java.util.function.Supplier<T> call) {
+        try {
+            return Objects.requireNonNull(call.get(), "driver returned nothing for " + operation);
+        } catch (BackendUnavailableException e) {
+            if (state.closed()) {
+                throw state.closedDuring(operation, e);
+            }
+            throw e;
+        } catch (RuntimeException e) {
+            if (state.closed()) {
+                throw state.closedDuring(operation, e);
+            }
+            throw translate(e, operation + " on " + state.endpoint());
+        }
+    }
+
+    /**
      * Keeps the contract's exceptions as they are and wraps anything else a driver lets escape,
      * so that users only ever catch {@link LockException} (and JDK misuse exceptions).
      */

@@ -5,6 +5,7 @@ import io.distlock.DistributedLock;
 import io.distlock.Feature;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.Grant;
@@ -13,7 +14,9 @@ import io.distlock.spi.LockDriver;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The engine's {@link LockClient}: one per {@link io.distlock.Locks#connect} call, wrapping one
@@ -26,7 +29,8 @@ import java.util.Objects;
  *   <li>{@link DriverCalls} — the driver's calls, and what their failures mean;</li>
  *   <li>{@link Leases} — the leases held, their sessions ({@link Sessions}), the keeper that renews and
  *       ends them ({@link LeaseKeeper}) and the one cleanup queue ({@link Cleanup});</li>
- *   <li>{@link Waiting} — how acquirers wait; {@link Events} — the listener; {@link OwnerTokens}.</li>
+ *   <li>{@link Waiting} — how acquirers wait; {@link Events} — the listener; {@link OwnerTokens};</li>
+ *   <li>{@link Inspection} — an operator's calls: who holds a lock, and taking it back.</li>
  * </ul>
  *
  * A lock handle ({@link EngineLock}) and each acquire call ({@link Acquisition}) get those parts
@@ -41,6 +45,8 @@ final class EngineClient implements LockClient, DriverContext {
     private final Leases leases;
     private final Waiting waiting;
     private final Parts parts;
+    private final Inspection inspection;
+    private final String owner;
 
     private EngineClient(BackendDescriptor descriptor, LockOptions options, String endpoint, EngineRuntime runtime) {
         this.state = new ClientState(descriptor, options, endpoint, runtime);
@@ -48,7 +54,10 @@ final class EngineClient implements LockClient, DriverContext {
         this.calls = new DriverCalls(state);
         this.leases = new Leases(state, events, calls);
         this.waiting = new Waiting(options, descriptor.has(Feature.WAIT_NOTIFICATION));
-        this.parts = new Parts(state, events, calls, leases, waiting, new OwnerTokens());
+        OwnerTokens tokens = new OwnerTokens();
+        this.parts = new Parts(state, events, calls, leases, waiting, tokens);
+        this.inspection = new Inspection(state, calls, leases, events);
+        this.owner = Owners.of(options.owner().orElse(null), tokens);
     }
 
     static LockClient connect(LockBackend backend, URI uri, LockOptions options) {
@@ -86,6 +95,21 @@ final class EngineClient implements LockClient, DriverContext {
     }
 
     @Override
+    public Optional<LockInfo> inspect(String name) {
+        return inspection.inspect(name);
+    }
+
+    @Override
+    public List<LockInfo> holders(String prefix, int limit) {
+        return inspection.holders(prefix, limit);
+    }
+
+    @Override
+    public Optional<LockInfo> revoke(String name, String reason) {
+        return inspection.revoke(name, reason);
+    }
+
+    @Override
     public void close() {
         if (!state.markClosed()) {
             return;
@@ -115,6 +139,16 @@ final class EngineClient implements LockClient, DriverContext {
     @Override
     public void leaseLost(Grant grant, Lease.LossReason reason) {
         leases.lost(grant, reason);
+    }
+
+    @Override
+    public void leaseRevoked(String ownerToken, String reason) {
+        leases.revoked(ownerToken, reason);
+    }
+
+    @Override
+    public String owner() {
+        return owner;
     }
 
     @Override

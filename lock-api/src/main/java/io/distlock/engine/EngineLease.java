@@ -147,7 +147,7 @@ final class EngineLease implements Lease {
             }
             ExtendOutcome outcome = calls.extend(grant, newLeaseTime);
             if (outcome.isLost()) {
-                markLost(LossReason.REVOKED);
+                markLost(outcome);
                 return false;
             }
             if (outcome.isUnknown()) {
@@ -260,6 +260,30 @@ final class EngineLease implements Lease {
             leases.leaseEnded(this);
             events.emit(LockEvent.Type.LOST, grant.name(), heldNanos(), reason, null);
             lost.completeAsync(() -> reason);
+        }
+    }
+
+    /**
+     * An operator revoked the lease ({@link io.distlock.LockClient#revoke}): lost, with
+     * {@link LossReason#REVOKED}, and the listener gets a REVOKED event with the reason instead of
+     * a LOST one. What the server may still hold for it (nothing, after a revoke) is cleaned up as
+     * for any loss: the cleanup is a compare-and-delete, harmless on a lock someone else now holds.
+     */
+    void markRevoked(String revocationReason) {
+        if (state.compareAndSet(State.HELD, State.LOST)) {
+            leases.forget(this);
+            leases.leaseEnded(this);
+            events.revoked(grant.name(), heldNanos(), LossReason.REVOKED, revocationReason);
+            lost.completeAsync(() -> LossReason.REVOKED);
+        }
+    }
+
+    /** The server answered an extension with "lost": revoked by an operator if it said so, otherwise no longer held. */
+    void markLost(ExtendOutcome outcome) {
+        if (outcome.revocationReason().isPresent()) {
+            markRevoked(outcome.revocationReason().get());
+        } else {
+            markLost(LossReason.NOT_HELD);
         }
     }
 

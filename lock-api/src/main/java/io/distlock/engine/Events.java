@@ -32,12 +32,26 @@ final class Events {
      * changes what a lock does, and an exception from it must not look like the lock's own.
      */
     void emit(LockEvent.Type type, String lockName, long nanos, Lease.LossReason reason, Throwable failure) {
+        emit(type, lockName, nanos, reason, failure, null);
+    }
+
+    /**
+     * A {@link LockEvent.Type#REVOKED} event: on the holder's side with the loss reason, on the
+     * operator's without.
+     */
+    void revoked(String lockName, long nanos, Lease.LossReason reason, String revocationReason) {
+        emit(LockEvent.Type.REVOKED, lockName, nanos, reason, null, revocationReason);
+    }
+
+    private void emit(LockEvent.Type type, String lockName, long nanos, Lease.LossReason reason, Throwable failure,
+                      String revocationReason) {
         LockListener l = listener;
         if (l == null) {
             return;
         }
         try {
-            l.onEvent(new LockEvent(type, scheme, lockName, Duration.ofNanos(Math.max(0, nanos)), reason, failure));
+            l.onEvent(new LockEvent(type, scheme, lockName, Duration.ofNanos(Math.max(0, nanos)), reason, failure,
+                    revocationReason));
         } catch (RuntimeException e) {
             EngineClient.LOG.log(System.Logger.Level.WARNING, "lock listener " + l.getClass().getName() + " failed on a " + type
                     + " event of '" + lockName + "'; ignored", e);

@@ -30,7 +30,7 @@ import java.util.concurrent.RejectedExecutionException;
  * extension permit reschedules it.
  *
  * <p>Outcomes: extended — validity is recomputed from the batch's send time; lost — the lease is
- * lost ({@link Lease.LossReason#REVOKED}); unknown — retried soon (a tenth of the lease later),
+ * lost ({@link Lease.LossReason#NOT_HELD}); unknown — retried soon (a tenth of the lease later),
  * and the lease is declared lost only when its validity passes ({@link Lease.LossReason#EXPIRED}).
  */
 final class LeaseKeeper {
@@ -197,7 +197,7 @@ final class LeaseKeeper {
             ExtendOutcome outcome = results.get(i);
             try {
                 if (outcome.isLost()) {
-                    lease.markLost(Lease.LossReason.REVOKED);
+                    lease.markLost(outcome);
                 } else if (outcome.isExtended()) {
                     if (lease.renewed(start, renewals.get(i).leaseTime())) { // false: released or lost meanwhile, cleaned up there
                         events.emit(LockEvent.Type.EXTENDED, lease.lockName(), renewals.get(i).leaseTime().toNanos(), null, null);

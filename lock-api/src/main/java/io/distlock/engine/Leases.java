@@ -191,6 +191,15 @@ final class Leases {
         }
     }
 
+    /** An operator revoked the lease of this owner token, if it is one of this client's (else nothing happens). */
+    void revoked(String ownerToken, String reason) {
+        Objects.requireNonNull(reason, "reason");
+        EngineLease lease = held.get(Objects.requireNonNull(ownerToken, "ownerToken"));
+        if (lease != null) {
+            lease.markRevoked(reason);
+        }
+    }
+
     void sessionConfirmed(Object session, long sentAtNanos, Duration sessionTimeout) {
         Objects.requireNonNull(session, "session");
         sessions.confirmed(session, Validity.deadline(state.options(), sentAtNanos, sessionTimeout));

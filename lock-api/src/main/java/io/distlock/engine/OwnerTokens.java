@@ -23,8 +23,13 @@ final class OwnerTokens {
 
     /** @return a fresh token, URL-safe Base64 without padding */
     String next() {
-        byte[] bytes = new byte[16];
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes(16));
+    }
+
+    /** @return {@code n} random bytes */
+    byte[] bytes(int n) {
+        byte[] bytes = new byte[n];
         random.nextBytes(bytes);
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes);
+        return bytes;
     }
 }

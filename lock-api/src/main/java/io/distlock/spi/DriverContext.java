@@ -21,6 +21,31 @@ public interface DriverContext {
     void leaseLost(Grant grant, Lease.LossReason reason);
 
     /**
+     * Reports that an operator revoked a lease ({@link io.distlock.LockClient#revoke}), as the
+     * driver learnt it (a notification, a watch): the engine ends the lease of this client whose
+     * owner token it is, if any, with {@link Lease.LossReason#REVOKED}, and tells the listener.
+     * Tokens of other clients' leases, or of leases already ended, are ignored. The driver must
+     * only report what the server showed to be a revocation (a notification anyone may forge is
+     * checked on the server first).
+     *
+     * @param ownerToken the revoked lease's owner token
+     * @param reason     the operator's reason, as the server kept it
+     */
+    default void leaseRevoked(String ownerToken, String reason) {
+    }
+
+    /**
+     * The description this client's leases carry for whoever inspects a lock
+     * ({@link io.distlock.LockOptions#owner()}, or the engine's default
+     * {@code user@host:pid/<client-id>}): a driver stores it with every grant. Never a secret.
+     *
+     * @return the owner description; this default (for a driver's own tests) is {@code "unknown"}
+     */
+    default String owner() {
+        return "unknown";
+    }
+
+    /**
      * Reports that the driver's connection is suspended: it cannot currently tell whether the
      * server still holds this client's leases (a session-based store whose connection dropped;
      * the session may or may not survive). Until {@link #connectionRestored()}, every lease of

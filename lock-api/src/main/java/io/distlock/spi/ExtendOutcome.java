@@ -11,28 +11,33 @@ import java.util.Objects;
  *   <li><b>extended</b> — the server answered that the lock still held the grant's owner token and
  *       its lease now ends the asked lease time after the request was sent (or later);</li>
  *   <li><b>lost</b> — the server answered that the lock no longer holds the grant's owner token
- *       (it expired there, was deleted, or was given to someone else);</li>
+ *       (it expired there, was deleted, or was given to someone else); when the server also
+ *       knows that an operator revoked it ({@link io.distlock.LockClient#revoke}), the outcome
+ *       carries the revocation's reason ({@link #revoked(String)});</li>
  *   <li><b>unknown</b> — no definite answer (a timeout, a lost reply, no quorum of answers either
  *       way). The extension may or may not have taken effect.</li>
  * </ul>
  *
- * <p>Only a definite "lost" ends a lease as {@link io.distlock.Lease.LossReason#REVOKED}. The engine
+ * <p>Only a definite "lost" ends a lease, as {@link io.distlock.Lease.LossReason#NOT_HELD} (or
+ * {@link io.distlock.Lease.LossReason#REVOKED} for a revoked one). The engine
  * retries an unknown renewal until the lease's validity ends, and meanwhile keeps promising only
  * the validity the server last confirmed (the extension may have landed, or not).
  */
 public final class ExtendOutcome {
 
-    private static final ExtendOutcome EXTENDED = new ExtendOutcome(true, false, null);
-    private static final ExtendOutcome LOST = new ExtendOutcome(false, true, null);
+    private static final ExtendOutcome EXTENDED = new ExtendOutcome(true, false, null, null);
+    private static final ExtendOutcome LOST = new ExtendOutcome(false, true, null, null);
 
     private final boolean extended;
     private final boolean lost;
     private final BackendUnavailableException cause;
+    private final String revocationReason;
 
-    private ExtendOutcome(boolean extended, boolean lost, BackendUnavailableException cause) {
+    private ExtendOutcome(boolean extended, boolean lost, BackendUnavailableException cause, String revocationReason) {
         this.extended = extended;
         this.lost = lost;
         this.cause = cause;
+        this.revocationReason = revocationReason;
     }
 
     /** @return the server extended the lease */
@@ -46,12 +51,22 @@ public final class ExtendOutcome {
     }
 
     /**
+     * @param reason the reason the operator gave to {@link io.distlock.LockClient#revoke}, as the
+     *               server kept it
+     * @return the server answered that the grant no longer holds the lock because it was revoked
+     * @throws NullPointerException if {@code reason} is null
+     */
+    public static ExtendOutcome revoked(String reason) {
+        return new ExtendOutcome(false, true, null, Objects.requireNonNull(reason, "reason"));
+    }
+
+    /**
      * @param cause why no definite answer came: names the endpoint(s), never a password
      * @return an outcome that is not known
      * @throws NullPointerException if {@code cause} is null
      */
     public static ExtendOutcome unknown(BackendUnavailableException cause) {
-        return new ExtendOutcome(false, false, Objects.requireNonNull(cause, "cause"));
+        return new ExtendOutcome(false, false, Objects.requireNonNull(cause, "cause"), null);
     }
 
     /**
@@ -72,6 +87,11 @@ public final class ExtendOutcome {
         return lost;
     }
 
+    /** @return the revocation's reason, for a lease an operator revoked ({@link #revoked}); otherwise empty */
+    public java.util.Optional<String> revocationReason() {
+        return java.util.Optional.ofNullable(revocationReason);
+    }
+
     /** @return true if no definite answer came */
     public boolean isUnknown() {
         return cause != null;
@@ -90,6 +110,7 @@ public final class ExtendOutcome {
 
     @Override
     public String toString() {
-        return extended ? "ExtendOutcome[extended]" : lost ? "ExtendOutcome[lost]" : "ExtendOutcome[unknown: " + cause.getMessage() + "]";
+        return extended ? "ExtendOutcome[extended]" : revocationReason != null ? "ExtendOutcome[revoked: " + revocationReason + "]"
+                : lost ? "ExtendOutcome[lost]" : "ExtendOutcome[unknown: " + cause.getMessage() + "]";
     }
 }

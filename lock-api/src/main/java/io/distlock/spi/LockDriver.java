@@ -1,10 +1,12 @@
 package io.distlock.spi;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.LockInfo;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The mechanism of one backend for one client: how to try once, extend, release, clean up, and
@@ -226,6 +228,57 @@ public interface LockDriver extends AutoCloseable {
      * @throws BackendUnavailableException if it could not tell (the engine retries it)
      */
     default void leaseExpired(Grant grant) {
+    }
+
+    /**
+     * Reads who holds {@code name}, in one round trip, without taking, extending or waiting for it.
+     * Called only for a backend that declares {@link io.distlock.Feature#INSPECTION}; the engine
+     * has validated the name. The default refuses.
+     *
+     * @param name the lock name
+     * @return the holder, or empty if nobody holds it on the server
+     * @throws BackendUnavailableException if no answer came
+     * @throws UnsupportedOperationException by default
+     */
+    default Optional<LockInfo> inspect(String name) {
+        throw new UnsupportedOperationException("this driver does not declare " + io.distlock.Feature.INSPECTION);
+    }
+
+    /**
+     * Lists the locks held whose names start with {@code prefix}, at most {@code limit}, ordered by
+     * name. Called only for a backend that declares {@link io.distlock.Feature#INSPECTION}; the
+     * engine has validated both. Its cost must be bounded by the backend's own listing (a scan in
+     * batches, a children listing, a range read), never a command that blocks the server. The
+     * default refuses.
+     *
+     * @param prefix the names' prefix, possibly empty
+     * @param limit  at most this many, positive
+     * @return the holders, ordered by name
+     * @throws BackendUnavailableException if no answer came
+     * @throws UnsupportedOperationException by default
+     */
+    default List<LockInfo> holders(String prefix, int limit) {
+        throw new UnsupportedOperationException("this driver does not declare " + io.distlock.Feature.INSPECTION);
+    }
+
+    /**
+     * Takes {@code name} back from its holder, atomically on the server: ends the holder's lease,
+     * moves the fence (every later grant's token is above the holder's), and leaves what the
+     * holder's client needs to learn that it was revoked, with {@code reason} (a notification, a
+     * marker its next extension finds: it must end with {@link DriverContext#leaseRevoked} or
+     * {@link ExtendOutcome#revoked}, never silently). Idempotent in effect: a second call finds
+     * nothing held. Called only for a backend that declares {@link io.distlock.Feature#REVOCATION};
+     * the engine has validated both arguments. The default refuses.
+     *
+     * @param name   the lock name
+     * @param reason the operator's reason
+     * @return what was revoked, or empty if nobody held the lock (nothing changed)
+     * @throws BackendUnavailableException if no answer came (the revoke may or may not have happened)
+     * @throws io.distlock.AccessDeniedException if the principal may not revoke
+     * @throws UnsupportedOperationException by default
+     */
+    default Optional<Revoked> revoke(String name, String reason) {
+        throw new UnsupportedOperationException("this driver does not declare " + io.distlock.Feature.REVOCATION);
     }
 
     /**

@@ -147,7 +147,7 @@ class EngineEventsTest {
         runtime.advance(TimeUnit.MILLISECONDS.toNanos(500));
         LockEvent last = events.get(events.size() - 1);
         assertThat(last.type()).isEqualTo(Type.LOST);
-        assertThat(last.lossReason()).contains(Lease.LossReason.REVOKED);
+        assertThat(last.lossReason()).contains(Lease.LossReason.NOT_HELD);
         assertThat(lease.extend(LEASE)).isFalse();
         lease.release();
         assertThat(types()).as("a lost lease is not released again").doesNotContain(Type.RELEASED);

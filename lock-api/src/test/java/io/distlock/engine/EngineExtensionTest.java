@@ -99,7 +99,7 @@ class EngineExtensionTest {
         CompletableFuture<Lease.LossReason> lost = lease.lost().toCompletableFuture();
         driver.server.remove("revoked");
         runtime.advance(TimeUnit.SECONDS.toNanos(1));
-        assertThat(lost.get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(lost.get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.NOT_HELD);
         assertThat(lease.isValid()).isFalse();
     }
 

@@ -282,7 +282,7 @@ class LeaseLockViewTest {
         assertThat(lease.isValid()).as("what a careful holder checks before writing").isFalse();
         view.unlock(); // not the last hold
         assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseLostException.class, e -> {
-            assertThat(e.reason()).isEqualTo(Lease.LossReason.REVOKED);
+            assertThat(e.reason()).isEqualTo(Lease.LossReason.NOT_HELD);
             assertThat(e.lockName()).isEqualTo("lost");
             assertThat(e).hasMessageContaining("overlapped");
         });
@@ -302,7 +302,7 @@ class LeaseLockViewTest {
                 view::lock, view::lockInterruptibly);
         for (ThrowingCallable reEntry : reEntries) {
             assertThatThrownBy(reEntry).isInstanceOfSatisfying(LeaseLostException.class, e -> {
-                assertThat(e.reason()).isEqualTo(Lease.LossReason.REVOKED);
+                assertThat(e.reason()).isEqualTo(Lease.LossReason.NOT_HELD);
                 assertThat(e.lockName()).isEqualTo("relost");
                 assertThat(e).hasMessageContaining("re-enter");
             });
@@ -310,7 +310,7 @@ class LeaseLockViewTest {
         }
         assertThat(driver.count("tryAcquire relost")).as("a re-entry never asks the server").isEqualTo(2);
         assertThatThrownBy(view::unlock).isInstanceOfSatisfying(LeaseLostException.class,
-                e -> assertThat(e.reason()).isEqualTo(Lease.LossReason.REVOKED));
+                e -> assertThat(e.reason()).isEqualTo(Lease.LossReason.NOT_HELD));
         assertThat(view.isHeldByCurrentThread()).isFalse();
         assertThat(other.isValid()).as("the other holder's lease is untouched").isTrue();
         other.release();
@@ -442,12 +442,12 @@ class LeaseLockViewTest {
         }
     }
 
-    /** Revokes the view's lease on the server and lets the renewal find out: its lost() completes with REVOKED. */
+    /** Revokes the view's lease on the server and lets the renewal find out: its lost() completes with NOT_HELD. */
     private Lease revokedOnTheServer(LeaseLock view) throws Exception {
         Lease lease = view.lease().orElseThrow();
         driver.server.remove(view.name()); // gone on the server, as after an expiry there or an operator's delete
         runtime.advance(TimeUnit.SECONDS.toNanos(1)); // the renewal finds it gone
-        assertThat(lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(lease.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.NOT_HELD);
         return lease;
     }
 

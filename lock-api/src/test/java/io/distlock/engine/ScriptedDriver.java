@@ -4,6 +4,7 @@ import io.distlock.BackendDescriptor;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Feature;
 import io.distlock.Guarantee;
+import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
@@ -13,12 +14,14 @@ import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Revoked;
 
 import java.net.URI;
 import java.time.Duration;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -37,6 +40,11 @@ final class ScriptedDriver implements LockDriver {
 
     static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("scripted", Guarantee.EFFICIENCY,
             EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION));
+
+    /** The same, with the operator's features: inspection and revocation. */
+    static final BackendDescriptor OPERATOR_DESCRIPTOR = new BackendDescriptor("scripted", Guarantee.EFFICIENCY,
+            EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.INSPECTION,
+                    Feature.REVOCATION));
 
     /** The engine's view of the server: holder token and expiry (test clock) per name. */
     record Held(String owner, long expiresAt) { }
@@ -64,16 +72,24 @@ final class ScriptedDriver implements LockDriver {
     /** Thrown by {@link #abandon} once reached, if set (a server that refuses the client). */
     volatile RuntimeException abandonRefusal;
 
+    /** Whether the backend declares {@link Feature#INSPECTION} and {@link Feature#REVOCATION}. */
+    private final boolean operator;
+
     ScriptedDriver(LongSupplier clock, boolean sessionStore) {
+        this(clock, sessionStore, false);
+    }
+
+    ScriptedDriver(LongSupplier clock, boolean sessionStore, boolean operator) {
         this.clock = clock;
         this.sessionStore = sessionStore;
+        this.operator = operator;
     }
 
     LockBackend backend() {
         return new LockBackend() {
             @Override
             public BackendDescriptor descriptor() {
-                return DESCRIPTOR;
+                return operator ? OPERATOR_DESCRIPTOR : DESCRIPTOR;
             }
 
             @Override
@@ -83,6 +99,9 @@ final class ScriptedDriver implements LockDriver {
             }
         };
     }
+
+    /** Owner token → the reason of the revoke that ended its lease, as a server's marker keeps it. */
+    final Map<String, String> revocations = new ConcurrentHashMap<>();
 
     /** Owner token of the last request for each name, as the server saw it. */
     private final Map<String, String> owners = new ConcurrentHashMap<>();
@@ -143,12 +162,13 @@ final class ScriptedDriver implements LockDriver {
         }
     }
 
-    /** Compare-and-extend, monotone as the SPI asks. */
+    /** Compare-and-extend, monotone as the SPI asks; a revoked owner's is answered with the revocation's reason. */
     private ExtendOutcome apply(Grant grant, Duration leaseTime) {
         long now = clock.getAsLong();
         Held held = server.get(grant.name());
         if (held == null || !held.owner.equals(grant.ownerToken()) || held.expiresAt - now <= 0) {
-            return ExtendOutcome.lost();
+            String revoked = revocations.get(grant.ownerToken());
+            return revoked != null ? ExtendOutcome.revoked(revoked) : ExtendOutcome.lost();
         }
         long expiresAt = sessionStore ? Long.MAX_VALUE : now + leaseTime.toNanos();
         if (expiresAt - held.expiresAt > 0) {
@@ -210,6 +230,34 @@ final class ScriptedDriver implements LockDriver {
         if (held != null && held.owner.equals(grant.ownerToken())) {
             server.remove(grant.name(), held);
         }
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        reachable("inspect " + name);
+        Held held = server.get(name);
+        return held == null || held.expiresAt - clock.getAsLong() <= 0 ? Optional.empty() : Optional.of(info(name));
+    }
+
+    @Override
+    public List<LockInfo> holders(String prefix, int limit) {
+        reachable("holders " + prefix + " " + limit);
+        return server.keySet().stream().filter(name -> name.startsWith(prefix)).sorted().map(this::info).toList();
+    }
+
+    @Override
+    public Optional<Revoked> revoke(String name, String reason) {
+        reachable("revoke " + name + " " + reason);
+        Held held = server.remove(name);
+        if (held == null) {
+            return Optional.empty();
+        }
+        revocations.put(held.owner, reason);
+        return Optional.of(new Revoked(info(name), held.owner));
+    }
+
+    private LockInfo info(String name) {
+        return LockInfo.builder(name).owner(context.owner()).detail("scripted " + name).build();
     }
 
     /** @return true if the model's server holds {@code name} for {@code owner} now */

@@ -25,7 +25,10 @@ import java.util.function.Function;
  *       {@code acquired | busy | timed_out | unavailable | interrupted | refused}</td><td>how long each acquire took,
  *       waiting included, by how it ended</td></tr>
  *   <tr><td>{@code distlock.held}</td><td>timer</td><td>{@code backend}, {@code outcome} = {@code released | lost},
- *       {@code reason} = {@code none | expired | revoked | backend_lost}</td><td>how long each lease was held</td></tr>
+ *       {@code reason} = {@code none | expired | not_held | revoked | backend_lost}</td><td>how long each lease was held</td></tr>
+ *   <tr><td>{@code distlock.revocations}</td><td>counter</td><td>{@code backend}, {@code side} =
+ *       {@code holder | operator}</td><td>locks taken back ({@code LockClient.revoke}): on the client whose lease
+ *       was revoked, and on the client that revoked it</td></tr>
  *   <tr><td>{@code distlock.extensions}</td><td>counter</td><td>{@code backend}, {@code outcome} =
  *       {@code extended | unknown}</td><td>renewals and extends, confirmed or with no definite answer</td></tr>
  *   <tr><td>{@code distlock.leases.held}</td><td>gauge</td><td>{@code backend}</td><td>leases held now</td></tr>
@@ -52,6 +55,8 @@ public final class MicrometerLockListener implements LockListener {
     public static final String HELD = "distlock.held";
     /** The extension counter's name. */
     public static final String EXTENSIONS = "distlock.extensions";
+    /** The revocation counter's name. */
+    public static final String REVOCATIONS = "distlock.revocations";
     /** The held-leases gauge's name. */
     public static final String LEASES_HELD = "distlock.leases.held";
 
@@ -110,6 +115,14 @@ public final class MicrometerLockListener implements LockListener {
                 timer(HELD, backend, "lost", reason, lock).record(event.duration());
                 gauge(backend, lock).decrementAndGet();
             }
+            case REVOKED -> {
+                boolean holder = event.lossReason().isPresent();
+                if (holder) {
+                    timer(HELD, backend, "lost", "revoked", lock).record(event.duration());
+                    gauge(backend, lock).decrementAndGet();
+                }
+                revocations(backend, holder ? "holder" : "operator", lock).increment();
+            }
             case EXTENDED -> counter(backend, "extended", lock).increment();
             case RENEWAL_FAILED -> counter(backend, "unknown", lock).increment();
         }
@@ -145,6 +158,13 @@ public final class MicrometerLockListener implements LockListener {
         return (Counter) meters.computeIfAbsent(new Key(EXTENSIONS, backend, outcome, null, lock), k -> Counter.builder(EXTENSIONS)
                 .description("Lease extensions and renewals: confirmed, or with no definite answer")
                 .tags(tags(backend, outcome, null, lock))
+                .register(registry));
+    }
+
+    private Counter revocations(String backend, String side, String lock) {
+        return (Counter) meters.computeIfAbsent(new Key(REVOCATIONS, backend, side, null, lock), k -> Counter.builder(REVOCATIONS)
+                .description("Locks taken back by an operator: on the evicted holder's client and on the operator's")
+                .tags(tags(backend, null, null, lock).and("side", side))
                 .register(registry));
     }
 

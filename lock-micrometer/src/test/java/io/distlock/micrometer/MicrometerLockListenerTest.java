@@ -70,17 +70,35 @@ class MicrometerLockListenerTest {
     }
 
     @Test
-    void aLeaseTheServerDroppedIsCountedAsLostRevoked() {
+    void aLeaseTheServerDroppedIsCountedAsLostNotHeld() {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (LockClient client = connect(MicrometerLockListener.of(registry))) {
             Lease lease = client.lock("revoked").tryAcquire(Duration.ofMillis(600)).orElseThrow().autoRenew();
             // The single-Redis backend's key for the name (its README); an operator's DEL: the next renewal finds it gone.
             assertThat(redis.call("DEL", "distlock:{revoked}")).isEqualTo(1L);
             await().atMost(Duration.ofSeconds(5)).until(() -> registry.find(MicrometerLockListener.HELD)
-                    .tags("outcome", "lost", "reason", "revoked").timer() != null);
+                    .tags("outcome", "lost", "reason", "not_held").timer() != null);
             assertThat(lease.isValid()).isFalse();
             assertThat(registry.get(MicrometerLockListener.LEASES_HELD).gauge().value()).isZero();
         }
+    }
+
+    @Test
+    void aRevocationIsCountedOnBothSidesAndEndsTheHoldersHoldTime() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        MicrometerLockListener listener = MicrometerLockListener.of(registry);
+        listener.onEvent(new LockEvent(LockEvent.Type.ACQUIRED, "redis", "nightly", Duration.ofMillis(3), null, null));
+        listener.onEvent(new LockEvent(LockEvent.Type.REVOKED, "redis", "nightly", Duration.ofSeconds(40),
+                Lease.LossReason.REVOKED, null, "stuck since 02:10"));
+        listener.onEvent(new LockEvent(LockEvent.Type.REVOKED, "redis", "nightly", Duration.ofMillis(2), null, null,
+                "stuck since 02:10"));
+
+        assertThat(registry.get(MicrometerLockListener.REVOCATIONS).tags("side", "holder").counter().count()).isEqualTo(1);
+        assertThat(registry.get(MicrometerLockListener.REVOCATIONS).tags("side", "operator").counter().count()).isEqualTo(1);
+        assertThat(registry.get(MicrometerLockListener.HELD).tags("outcome", "lost", "reason", "revoked").timer()
+                .totalTime(TimeUnit.SECONDS)).isEqualTo(40);
+        assertThat(registry.get(MicrometerLockListener.LEASES_HELD).gauge().value())
+                .as("the holder's lease is gone; the operator's side held nothing").isZero();
     }
 
     @Test

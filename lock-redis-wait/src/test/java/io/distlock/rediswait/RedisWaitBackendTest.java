@@ -172,7 +172,7 @@ class RedisWaitBackendTest {
         try (LockClient client = Locks.connect(fixed("?replicas=2&waitTimeout=300"))) {
             Lease lease = client.lock("renewed").tryAcquire(Duration.ofSeconds(1), PATIENCE).orElseThrow().autoRenew();
             cutOneReplica();
-            // Unconfirmed renewals are no answer, not "gone": the lease runs out its validity (EXPIRED), never REVOKED.
+            // Unconfirmed renewals are no answer, not "gone": the lease runs out its validity (EXPIRED), never NOT_HELD.
             assertThat(lease.lost().toCompletableFuture().get(PATIENCE.toSeconds(), TimeUnit.SECONDS))
                     .isEqualTo(Lease.LossReason.EXPIRED);
             assertThat(lease.isValid()).isFalse();
@@ -434,7 +434,7 @@ class RedisWaitBackendTest {
             assertThat(held.isValid()).as("two valid leases at once: the expected weakness of an EFFICIENCY lock").isTrue();
             // The holder learns it at its next extension: lost, not unknown.
             await().atMost(PATIENCE).ignoreException(BackendUnavailableException.class).until(() -> !held.extend(lease));
-            assertThat(lost.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+            assertThat(lost.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.NOT_HELD);
             assertThat(second.get().isValid()).isTrue();
             second.get().release();
         }
