@@ -41,7 +41,8 @@ public final class RedisLockBackend extends AbstractLockBackend {
 
     /** The features of a single Redis server, plain or TLS. */
     static final EnumSet<Feature> FEATURES = EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION,
-            Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION);
+            Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION, Feature.INSPECTION,
+            Feature.REVOCATION);
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("redis", Guarantee.EFFICIENCY, FEATURES);
 
@@ -60,14 +61,14 @@ public final class RedisLockBackend extends AbstractLockBackend {
      */
     @Override
     protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
-        return connect(uri, options, RedisEndpoint.OPTIONS);
+        return connect(uri, options, context, RedisEndpoint.OPTIONS);
     }
 
     /** Connects one server, plain or TLS as the URI's scheme says; shared with {@link RedissLockBackend}. */
-    static LockDriver connect(URI uri, LockOptions options, Set<String> allowedOptions) {
+    static LockDriver connect(URI uri, LockOptions options, DriverContext context, Set<String> allowedOptions) {
         RedisEndpoint endpoint = RedisEndpoint.parse(uri, allowedOptions).withCredentials(options);
         int poolSize = endpoint.intOption("poolSize", 8, 1, 64);
         RedisNode node = RedisNode.connect(endpoint, options.connectTimeout(), options.operationTimeout(), poolSize);
-        return new RedisLockDriver(node);
+        return new RedisLockDriver(node, context);
     }
 }

@@ -61,6 +61,6 @@ public final class RedissLockBackend extends AbstractLockBackend {
      */
     @Override
     protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
-        return RedisLockBackend.connect(uri, options, OPTIONS);
+        return RedisLockBackend.connect(uri, options, context, OPTIONS);
     }
 }

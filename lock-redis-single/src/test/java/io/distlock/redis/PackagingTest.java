@@ -5,8 +5,10 @@ import io.distlock.tck.fixtures.RedisFamilyPackaging;
 
 import static io.distlock.Feature.AUTO_RENEWAL;
 import static io.distlock.Feature.FENCING_TOKENS;
+import static io.distlock.Feature.INSPECTION;
 import static io.distlock.Feature.LEASE_EXTENSION;
 import static io.distlock.Feature.LOSS_NOTIFICATION;
+import static io.distlock.Feature.REVOCATION;
 import static io.distlock.Feature.WAIT_NOTIFICATION;
 import static io.distlock.Guarantee.EFFICIENCY;
 
@@ -20,7 +22,9 @@ class PackagingTest extends BackendPackagingCheck {
 
     PackagingTest() {
         super(RedisFamilyPackaging.member("io.distlock.redis", RedisLockBackend.class, RedissLockBackend.class)
-                .scheme("redis", EFFICIENCY, FENCING_TOKENS, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, WAIT_NOTIFICATION)
-                .scheme("rediss", EFFICIENCY, FENCING_TOKENS, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, WAIT_NOTIFICATION));
+                .scheme("redis", EFFICIENCY, FENCING_TOKENS, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, WAIT_NOTIFICATION,
+                        INSPECTION, REVOCATION)
+                .scheme("rediss", EFFICIENCY, FENCING_TOKENS, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, WAIT_NOTIFICATION,
+                        INSPECTION, REVOCATION));
     }
 }

@@ -53,7 +53,8 @@ class RedisBackendTest {
             assertThat(client.backend().scheme()).isEqualTo("redis");
             assertThat(client.backend().guarantee()).isEqualTo(Guarantee.EFFICIENCY);
             assertThat(client.backend().features()).containsExactlyInAnyOrder(Feature.FENCING_TOKENS,
-                    Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION);
+                    Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION,
+                    Feature.INSPECTION, Feature.REVOCATION);
         }
     }
 
@@ -135,7 +136,8 @@ class RedisBackendTest {
             java.util.Set<Integer> before = new java.util.HashSet<>();
             proxy.connections().forEach(c -> before.add(c.number()));
             assertThat(waiter.lock("held-a").tryAcquire(LEASE, Duration.ofMillis(200))).isEmpty(); // starts the subscriber
-            await().atMost(5, SECONDS).until(() -> subscribers("distlock:subscriber") == 1L);
+            // The waiter's subscriber, and the holder's (which listens for revocations since its first grant).
+            await().atMost(5, SECONDS).until(() -> subscribers("distlock:subscriber") == 2L);
             List<io.distlock.tck.fixtures.FaultProxy.Connection> opened = proxy.connections().stream()
                     .filter(c -> !before.contains(c.number())).toList();
             assertThat(opened).as("the subscriber's connection").hasSize(1);
@@ -231,7 +233,7 @@ class RedisBackendTest {
             for (int i = 0; i < 1000; i++) {
                 client.lock("batch-" + i).tryAcquire(LEASE).orElseThrow();
             }
-            assertThat(redis.call("DBSIZE")).isEqualTo(2000L); // each lock and its fence
+            assertThat(redis.call("DBSIZE")).isEqualTo(3000L); // each lock, its owner record and its fence
             proxy.latency(Duration.ofMillis(5));
             long start = System.nanoTime();
             client.close();

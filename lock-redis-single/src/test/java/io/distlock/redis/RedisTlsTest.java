@@ -38,9 +38,7 @@ class RedisTlsTest {
     private static final Duration LEASE = Duration.ofSeconds(30);
 
     /** The least an ACL user needs for this backend: its keys, its channels, and the commands its scripts run. */
-    static final String[] LOCKER_RULES = {"~distlock:*", "&distlock:*", "+ping", "+eval", "+evalsha", "+script|load",
-            "+subscribe", "+unsubscribe", "+exists", "+set", "+get", "+del", "+incr", "+type", "+pexpire", "+pttl",
-            "+publish"};
+    static final String[] LOCKER_RULES = RedisInspectionTest.LOCKER_RULES;
 
     private final TestCertificates certs = TestCertificates.shared();
 

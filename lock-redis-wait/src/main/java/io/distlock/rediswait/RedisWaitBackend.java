@@ -60,7 +60,8 @@ import java.util.EnumSet;
 public final class RedisWaitBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("redis-wait", Guarantee.EFFICIENCY,
-            EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION));
+            EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION,
+                    Feature.INSPECTION, Feature.REVOCATION));
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public RedisWaitBackend() {
@@ -85,6 +86,6 @@ public final class RedisWaitBackend extends AbstractLockBackend {
      */
     @Override
     protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
-        return RedisWaitDriver.connect(RedisWaitSettings.parse(uri, options), options);
+        return RedisWaitDriver.connect(RedisWaitSettings.parse(uri, options), options, context);
     }
 }

@@ -4,8 +4,10 @@ import io.distlock.tck.fixtures.BackendPackagingCheck;
 import io.distlock.tck.fixtures.RedisFamilyPackaging;
 
 import static io.distlock.Feature.AUTO_RENEWAL;
+import static io.distlock.Feature.INSPECTION;
 import static io.distlock.Feature.LEASE_EXTENSION;
 import static io.distlock.Feature.LOSS_NOTIFICATION;
+import static io.distlock.Feature.REVOCATION;
 import static io.distlock.Feature.WAIT_NOTIFICATION;
 import static io.distlock.Guarantee.EFFICIENCY;
 
@@ -18,7 +20,8 @@ class PackagingTest extends BackendPackagingCheck {
 
     PackagingTest() {
         super(RedisFamilyPackaging.member("io.distlock.rediswait", RedisWaitBackend.class)
-                .scheme("redis-wait", EFFICIENCY, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, WAIT_NOTIFICATION)
+                .scheme("redis-wait", EFFICIENCY, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, WAIT_NOTIFICATION, INSPECTION,
+                        REVOCATION)
                 .loads("io.distlock.rediswait.internal.RedisWaitDriver", "tryAcquire", "extend"));
     }
 }

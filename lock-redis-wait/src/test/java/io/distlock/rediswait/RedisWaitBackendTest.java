@@ -393,8 +393,21 @@ class RedisWaitBackendTest {
     @Test
     @Order(17)
     void renewalsOfManyLeasesShareOnePipelineAndOneWait() {
+        io.distlock.spi.DriverContext context = new io.distlock.spi.DriverContext() {
+            @Override
+            public void leaseLost(Grant grant, io.distlock.Lease.LossReason reason) {
+            }
+
+            @Override
+            public void connectionSuspended() {
+            }
+
+            @Override
+            public void connectionRestored() {
+            }
+        };
         try (RedisWaitDriver driver = RedisWaitDriver.connect(RedisWaitSettings.parse(java.net.URI.create(fixed("?replicas=2"))),
-                LockOptions.defaults())) {
+                LockOptions.defaults(), context)) {
             List<Grant> grants = new java.util.ArrayList<>();
             for (int i = 0; i < 3; i++) {
                 LockRequest request = new LockRequest("batch-" + i, "owner-" + i, LEASE);

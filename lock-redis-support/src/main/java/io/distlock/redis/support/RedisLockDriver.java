@@ -1,17 +1,22 @@
 package io.distlock.redis.support;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Revoked;
 import io.distlock.spi.Watch;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -30,37 +35,50 @@ public final class RedisLockDriver implements LockDriver {
 
     private final RedisNode node;
     private final LateWrites lateWrites;
+    private final Revocations revocations;
+    private final boolean ownsRevocations;
 
     /**
-     * @param node the connected node; closed with this driver
+     * @param node    the connected node; closed with this driver
+     * @param context the engine: the owner description every grant records, and where revocations
+     *                this client learns of go
      */
-    public RedisLockDriver(RedisNode node) {
-        this(node, new LateWrites(node.operationTimeout()));
+    public RedisLockDriver(RedisNode node, DriverContext context) {
+        this(node, new LateWrites(node.operationTimeout()), new Revocations(context), true);
     }
 
     /**
      * For a backend that moves from server to server (a primary followed across failovers): each
      * server's driver shares the one record of requests whose writes may still land, so that a
-     * request that met an unknown outcome on one is still withdrawn with its marker on the next.
+     * request that met an unknown outcome on one is still withdrawn with its marker on the next,
+     * and the one record of held leases whose revocations it listens for.
      *
-     * @param node       the connected node; closed with this driver
-     * @param lateWrites the requests whose writes may still land, shared
+     * @param node        the connected node; closed with this driver
+     * @param lateWrites  the requests whose writes may still land, shared
+     * @param revocations the held leases and their revocations, shared (closed by its owner, not here)
      */
-    public RedisLockDriver(RedisNode node, LateWrites lateWrites) {
+    public RedisLockDriver(RedisNode node, LateWrites lateWrites, Revocations revocations) {
+        this(node, lateWrites, revocations, false);
+    }
+
+    private RedisLockDriver(RedisNode node, LateWrites lateWrites, Revocations revocations, boolean ownsRevocations) {
         this.node = node;
         this.lateWrites = lateWrites;
+        this.revocations = revocations;
+        this.ownsRevocations = ownsRevocations;
     }
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
         RedisNode.Acquired acquired;
         try {
-            acquired = node.tryAcquire(request.name(), request.ownerToken(), millis(request.leaseTime()));
+            acquired = node.tryAcquire(request.name(), request.ownerToken(), millis(request.leaseTime()), revocations.owner());
         } catch (BackendUnavailableException e) {
             lateWrites.outcomeUnknown(request.ownerToken());
             throw e;
         }
         if (acquired.granted()) {
+            granted(request);
             return Attempt.granted(new Grant(request, OptionalLong.of(acquired.fence()), null));
         }
         return acquired.holderPttlMillis() >= 0
@@ -68,9 +86,39 @@ public final class RedisLockDriver implements LockDriver {
                 : Attempt.busy();
     }
 
+    /**
+     * Records a grant, for revocation notices: its token is listened for on this server from now on.
+     * For a backend that takes the lock with its own call (Redis + {@code WAIT}'s pipelined acquire).
+     *
+     * @param request the granted request
+     */
+    public void granted(LockRequest request) {
+        revocations.listenOn(node);
+        revocations.granted(request.name(), request.ownerToken(), millis(request.leaseTime()));
+    }
+
+    /**
+     * Records an extension's outcome, for revocation notices (for a backend that extends with its
+     * own call, as {@link #granted} is for a grant).
+     *
+     * @param grant     the grant
+     * @param leaseTime the extension's lease time
+     * @param outcome   what the server answered
+     */
+    public void extended(Grant grant, Duration leaseTime, ExtendOutcome outcome) {
+        if (outcome.isExtended()) {
+            revocations.extended(grant.ownerToken(), millis(leaseTime));
+        } else if (outcome.isLost()) {
+            revocations.ended(grant.ownerToken());
+        }
+    }
+
+    /** Compare-and-extend; a lease found gone because an operator revoked it is answered with the reason. */
     @Override
     public ExtendOutcome extend(Grant grant, Duration leaseTime) {
-        return ExtendOutcome.of(node.extend(grant.name(), grant.ownerToken(), millis(leaseTime)));
+        ExtendOutcome outcome = node.extend(grant.name(), grant.ownerToken(), millis(leaseTime));
+        extended(grant, leaseTime, outcome);
+        return outcome;
     }
 
     @Override
@@ -80,10 +128,9 @@ public final class RedisLockDriver implements LockDriver {
             extensions.add(new RedisNode.Extension(renewal.grant().name(), renewal.grant().ownerToken(),
                     millis(renewal.leaseTime())));
         }
-        List<Boolean> extended = node.extendAll(extensions);
-        List<ExtendOutcome> outcomes = new ArrayList<>(extended.size());
-        for (Boolean e : extended) {
-            outcomes.add(ExtendOutcome.of(e));
+        List<ExtendOutcome> outcomes = node.extendAll(extensions);
+        for (int i = 0; i < outcomes.size(); i++) {
+            extended(renewals.get(i).grant(), renewals.get(i).leaseTime(), outcomes.get(i));
         }
         return outcomes;
     }
@@ -94,6 +141,7 @@ public final class RedisLockDriver implements LockDriver {
      */
     @Override
     public boolean release(Grant grant) {
+        revocations.ended(grant.ownerToken());
         if (!lateWrites.mayLand(grant.ownerToken())) {
             return node.release(grant.name(), grant.ownerToken());
         }
@@ -112,6 +160,7 @@ public final class RedisLockDriver implements LockDriver {
      */
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
+        revocations.ended(request.ownerToken());
         if (outcomeUnknown || lateWrites.mayLand(request.ownerToken())) {
             withdraw(request);
         }
@@ -130,6 +179,7 @@ public final class RedisLockDriver implements LockDriver {
         }
         List<PendingReply.ScriptCall> calls = new ArrayList<>(grants.size());
         for (Grant grant : grants) {
+            revocations.ended(grant.ownerToken());
             LockRequest request = grant.request();
             calls.add(lateWrites.mayLand(request.ownerToken())
                     ? RedisNode.abandonCall(request.name(), request.ownerToken(), lateWrites.markerMillis(millis(request.leaseTime())))
@@ -156,8 +206,53 @@ public final class RedisLockDriver implements LockDriver {
         return node.watch(name, onChange);
     }
 
+    /** One round trip: a {@code MULTI} of reads ({@link LockSnapshot}). */
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        LockSnapshot snapshot = node.inspect(name);
+        if (snapshot.wrongType()) {
+            throw new LockException("Redis at " + node.endpoint() + ": lock key " + LockScripts.lockKey(name)
+                    + " holds another type than a string: it is not a distlock lock");
+        }
+        return snapshot.held() ? Optional.of(snapshot.info(true, true)) : Optional.empty();
+    }
+
+    /**
+     * {@code SCAN} of the whole keyspace in batches ({@link RedisNode#scanLockNames}), then the
+     * first {@code limit} locks found inspected in pipelined round trips. A lock released between
+     * the two is left out.
+     */
+    @Override
+    public List<LockInfo> holders(String prefix, int limit) {
+        List<LockInfo> holders = new ArrayList<>();
+        for (LockSnapshot snapshot : node.inspectAll(node.scanLockNames(prefix, limit))) {
+            if (snapshot.held() && !snapshot.wrongType()) {
+                holders.add(snapshot.info(true, true));
+            }
+        }
+        return holders;
+    }
+
+    /** One script ({@link LockScripts#REVOKE}): marker, fence, delete, notices, atomically. */
+    @Override
+    public Optional<Revoked> revoke(String name, String reason) {
+        RedisNode.Revocation revocation = node.revoke(name, reason, true);
+        if (revocation == null) {
+            return Optional.empty();
+        }
+        return Optional.of(new Revoked(revocation.snapshot().info(true, true), revocation.snapshot().ownerToken()));
+    }
+
+    /** @return the node this driver runs on */
+    public RedisNode node() {
+        return node;
+    }
+
     @Override
     public void close() {
+        if (ownsRevocations) {
+            revocations.close();
+        }
         node.close();
     }
 

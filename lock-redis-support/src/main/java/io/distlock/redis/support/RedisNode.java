@@ -2,12 +2,15 @@ package io.distlock.redis.support;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
+import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Watch;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -334,18 +337,41 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
-     * Runs the acquire script: {@code SET lockKey token NX PX leaseMillis}, then {@code INCR} the fence.
+     * Runs the acquire script: {@code SET lockKey token NX PX leaseMillis}, then {@code INCR} the
+     * fence and write the owner record ({@link LockScripts#ACQUIRE}).
      *
      * @param name        the lock name
      * @param ownerToken  the request's owner token
      * @param leaseMillis the lease time in ms, positive
+     * @param owner       the owner description the grant's record carries
      * @return granted with the fence, or busy with the holder's remaining time
      * @throws LockException if a key has the wrong type (nothing was written)
      */
-    public Acquired tryAcquire(String name, String ownerToken, long leaseMillis) {
-        Object reply = withConnection("acquire '" + name + "'", jedis -> LockScripts.ACQUIRE.eval(jedis,
-                List.of(LockScripts.lockKey(name), LockScripts.fenceKey(name), LockScripts.abandonedKey(name, ownerToken)),
-                List.of(ownerToken, Long.toString(leaseMillis))));
+    public Acquired tryAcquire(String name, String ownerToken, long leaseMillis, String owner) {
+        return acquired(run("acquire '" + name + "'", acquireCall(name, ownerToken, leaseMillis, owner)));
+    }
+
+    /**
+     * @param name        the lock name
+     * @param ownerToken  the request's owner token
+     * @param leaseMillis the lease time in ms, positive
+     * @param owner       the owner description the grant's record carries
+     * @return the acquire of {@link #tryAcquire}, as a call for a pipeline
+     */
+    public static PendingReply.ScriptCall acquireCall(String name, String ownerToken, long leaseMillis, String owner) {
+        return new PendingReply.ScriptCall(LockScripts.ACQUIRE,
+                List.of(LockScripts.lockKey(name), LockScripts.fenceKey(name), LockScripts.abandonedKey(name, ownerToken),
+                        LockScripts.ownerKey(name)),
+                List.of(ownerToken, Long.toString(leaseMillis), owner));
+    }
+
+    /**
+     * What an acquire reply says, decoded ({@link #tryAcquire} and the pipelined forms).
+     *
+     * @param reply the acquire script's reply
+     * @return granted with the fence, or busy with the holder's remaining time
+     */
+    public static Acquired acquired(Object reply) {
         List<?> values = (List<?>) reply;
         long value = (Long) values.get(1);
         return (Long) values.get(0) == 1L ? new Acquired(true, value, 0) : new Acquired(false, 0, value);
@@ -357,10 +383,10 @@ public final class RedisNode implements AutoCloseable {
      * @param name        the lock name
      * @param ownerToken  the owner token
      * @param leaseMillis the new lease time in ms, positive
-     * @return true if extended
+     * @return extended; lost, with the operator's reason if the lease was revoked
      */
-    public boolean extend(String name, String ownerToken, long leaseMillis) {
-        return one(run("extend '" + name + "'", extendCall(name, ownerToken, leaseMillis)));
+    public ExtendOutcome extend(String name, String ownerToken, long leaseMillis) {
+        return extendOutcome(run("extend '" + name + "'", extendCall(name, ownerToken, leaseMillis)));
     }
 
     /**
@@ -370,8 +396,26 @@ public final class RedisNode implements AutoCloseable {
      * @return the compare-and-extend of {@link #extend}, as a call for a pipeline or a fan-out
      */
     public static PendingReply.ScriptCall extendCall(String name, String ownerToken, long leaseMillis) {
-        return new PendingReply.ScriptCall(LockScripts.EXTEND, List.of(LockScripts.lockKey(name)),
-                List.of(ownerToken, Long.toString(leaseMillis)));
+        return new PendingReply.ScriptCall(LockScripts.EXTEND,
+                List.of(LockScripts.lockKey(name), LockScripts.ownerKey(name)),
+                List.of(ownerToken, Long.toString(leaseMillis), LockScripts.revokedKey(name, ownerToken)));
+    }
+
+    /**
+     * What an extend reply says ({@link LockScripts#EXTEND}): 1 extended; a text the revocation's
+     * reason; anything else lost.
+     *
+     * @param reply the extend script's reply
+     * @return the outcome
+     */
+    public static ExtendOutcome extendOutcome(Object reply) {
+        if (one(reply)) {
+            return ExtendOutcome.extended();
+        }
+        if (reply instanceof byte[] || reply instanceof String) {
+            return ExtendOutcome.revoked(LockSnapshot.text(reply));
+        }
+        return ExtendOutcome.lost();
     }
 
     /**
@@ -381,14 +425,14 @@ public final class RedisNode implements AutoCloseable {
      * @param extensions what to extend
      * @return one result per extension, in order
      */
-    public List<Boolean> extendAll(List<Extension> extensions) {
+    public List<ExtendOutcome> extendAll(List<Extension> extensions) {
         List<PendingReply.ScriptCall> calls = new ArrayList<>(extensions.size());
         for (Extension e : extensions) {
             calls.add(extendCall(e.name(), e.ownerToken(), e.leaseMillis()));
         }
-        List<Boolean> results = new ArrayList<>(calls.size());
+        List<ExtendOutcome> results = new ArrayList<>(calls.size());
         for (Object reply : runAll("renew " + extensions.size() + " leases", calls)) {
-            results.add(one(reply));
+            results.add(extendOutcome(reply));
         }
         return results;
     }
@@ -435,7 +479,7 @@ public final class RedisNode implements AutoCloseable {
      * @return the compare-and-delete of {@link #release}, as a call for a pipeline
      */
     public static PendingReply.ScriptCall releaseCall(String name, String ownerToken) {
-        return new PendingReply.ScriptCall(LockScripts.RELEASE, List.of(LockScripts.lockKey(name)),
+        return new PendingReply.ScriptCall(LockScripts.RELEASE, List.of(LockScripts.lockKey(name), LockScripts.ownerKey(name)),
                 List.of(ownerToken, LockScripts.releaseChannel(name)));
     }
 
@@ -461,8 +505,160 @@ public final class RedisNode implements AutoCloseable {
      */
     public static PendingReply.ScriptCall abandonCall(String name, String ownerToken, long markerMillis) {
         return new PendingReply.ScriptCall(LockScripts.ABANDON,
-                List.of(LockScripts.lockKey(name), LockScripts.abandonedKey(name, ownerToken)),
+                List.of(LockScripts.lockKey(name), LockScripts.abandonedKey(name, ownerToken), LockScripts.ownerKey(name)),
                 List.of(ownerToken, Long.toString(markerMillis), LockScripts.releaseChannel(name)));
+    }
+
+    /** Locks read per pipelined round trip by {@link #inspectAll}: {@value} × {@value LockSnapshot#CALLS} calls. */
+    static final int INSPECT_CHUNK = 512;
+
+    /** Keys a {@code SCAN} call looks at per round trip ({@link #scanLockNames}). */
+    static final int SCAN_COUNT = 1000;
+
+    /**
+     * Reads who holds a lock, in one round trip ({@link LockSnapshot#calls}: {@code MULTI} of
+     * {@code GET}s and a {@code PTTL}), without changing anything.
+     *
+     * @param name the lock name
+     * @return the snapshot
+     * @throws BackendUnavailableException if the server did not answer
+     * @throws LockException               (an {@link io.distlock.AccessDeniedException} for an ACL refusal)
+     */
+    public LockSnapshot inspect(String name) {
+        return inspectAll(List.of(name)).get(0);
+    }
+
+    /**
+     * {@link #inspect} for many locks, pipelined: one round trip per {@value #INSPECT_CHUNK} locks.
+     *
+     * @param names the lock names
+     * @return one snapshot per name, in order
+     */
+    public List<LockSnapshot> inspectAll(List<String> names) {
+        List<LockSnapshot> snapshots = new ArrayList<>(names.size());
+        for (int from = 0; from < names.size(); from += INSPECT_CHUNK) {
+            List<String> chunk = names.subList(from, Math.min(names.size(), from + INSPECT_CHUNK));
+            List<PendingReply.Call> calls = new ArrayList<>(chunk.size() * LockSnapshot.CALLS);
+            chunk.forEach(name -> calls.addAll(LockSnapshot.calls(name)));
+            String operation = chunk.size() == 1 ? "inspect '" + chunk.get(0) + "'" : "inspect " + chunk.size() + " locks";
+            PendingReply.Replies replies = send(operation, false, calls).await(System.nanoTime() + operationTimeout.toNanos());
+            for (int i = 0; i < chunk.size(); i++) {
+                snapshots.add(LockSnapshot.parse(chunk.get(i), replies, i * LockSnapshot.CALLS, endpoint));
+            }
+        }
+        return snapshots;
+    }
+
+    /**
+     * The names of the locks whose lock key exists now and whose names start with {@code prefix}:
+     * the first {@code limit} in name order. {@code SCAN} with {@code MATCH} and a {@code COUNT} of
+     * {@value #SCAN_COUNT}, never {@code KEYS}: the server is never blocked for longer than one
+     * batch, but the whole keyspace is walked, one round trip per {@value #SCAN_COUNT} keys, since
+     * the first names in order may come last. Only {@code limit} names are kept meanwhile.
+     *
+     * @param prefix the names' prefix, possibly empty
+     * @param limit  at most this many, positive
+     * @return the names, in order
+     */
+    public List<String> scanLockNames(String prefix, int limit) {
+        String pattern = LockScripts.scanPattern(prefix);
+        java.util.TreeSet<String> first = new java.util.TreeSet<>();
+        redis.clients.jedis.params.ScanParams params = new redis.clients.jedis.params.ScanParams().match(pattern).count(SCAN_COUNT);
+        String cursor = redis.clients.jedis.params.ScanParams.SCAN_POINTER_START;
+        do {
+            String from = cursor;
+            redis.clients.jedis.resps.ScanResult<String> batch = withConnection("list the locks under '" + prefix + "'",
+                    jedis -> jedis.scan(from, params));
+            for (String key : batch.getResult()) {
+                String name = LockScripts.nameOfLockKey(key);
+                if (name != null && name.startsWith(prefix)) {
+                    first.add(name);
+                    if (first.size() > limit) {
+                        first.pollLast();
+                    }
+                }
+            }
+            cursor = batch.getCursor();
+        } while (!redis.clients.jedis.params.ScanParams.SCAN_POINTER_START.equals(cursor));
+        return List.copyOf(first);
+    }
+
+    /**
+     * What {@link LockScripts#REVOKE} ended.
+     *
+     * @param snapshot the lock as it was just before: holder's token, remaining time, owner record,
+     *                 fence counter before the revoke
+     */
+    public record Revocation(LockSnapshot snapshot) {
+    }
+
+    /**
+     * Revokes the lease holding {@code name}, atomically ({@link LockScripts#REVOKE}): marker,
+     * fence, delete, notifications.
+     *
+     * @param name   the lock name
+     * @param reason the operator's reason
+     * @param fenced true to move the fence counter (a backend with fencing tokens)
+     * @return what was revoked; null if nobody held the lock (nothing changed)
+     * @throws BackendUnavailableException         if the server did not answer (the revoke may have happened)
+     * @throws io.distlock.AccessDeniedException if the user may not write the revocation marker (or the lock)
+     */
+    public Revocation revoke(String name, String reason, boolean fenced) {
+        return revocation(name, run("revoke '" + name + "'", revokeCall(name, reason, fenced)));
+    }
+
+    /**
+     * @param name   the lock name
+     * @param reason the operator's reason
+     * @param fenced true to move the fence counter
+     * @return the revoke of {@link #revoke}, as a call for a pipeline (Redis + {@code WAIT}) or a fan-out (Redlock)
+     */
+    public static PendingReply.ScriptCall revokeCall(String name, String reason, boolean fenced) {
+        return new PendingReply.ScriptCall(LockScripts.REVOKE,
+                List.of(LockScripts.lockKey(name), LockScripts.ownerKey(name), LockScripts.fenceKey(name)),
+                List.of(LockScripts.revokedPrefix(name), reason, Long.toString(LockScripts.REVOKED_MARKER_GRACE_MILLIS),
+                        fenced ? "1" : "0", LockScripts.REVOKED_CHANNEL, LockScripts.releaseChannel(name), name));
+    }
+
+    /**
+     * Decodes the revoke script's reply.
+     *
+     * @param name  the lock name
+     * @param reply the reply
+     * @return what was revoked, or null if nothing was held
+     */
+    public static Revocation revocation(String name, Object reply) {
+        if (!(reply instanceof List<?> values) || values.isEmpty() || values.get(0) == null) {
+            return null;
+        }
+        String token = LockSnapshot.text(values.get(0));
+        OwnerRecord record = OwnerRecord.parse(values.size() > 1 ? LockSnapshot.text(values.get(1)) : null);
+        if (record != null && !record.ownerToken().equals(token)) {
+            record = null;
+        }
+        long pttl = values.size() > 2 && values.get(2) instanceof Long value ? value : -1;
+        OptionalLong counter = OptionalLong.empty();
+        if (values.size() > 3 && values.get(3) != null) {
+            try {
+                counter = OptionalLong.of(Long.parseLong(LockSnapshot.text(values.get(3))));
+            } catch (NumberFormatException e) {
+                // not a counter
+            }
+        }
+        return new Revocation(new LockSnapshot(name, token, pttl, record, counter, false));
+    }
+
+    /**
+     * Reads the revocation marker of a lease ({@link LockScripts#revokedKey}): proof that an
+     * operator revoked it, which a published notice alone is not.
+     *
+     * @param name       the lock name
+     * @param ownerToken the lease's owner token
+     * @return the operator's reason, if the lease was revoked (and the marker still lives)
+     */
+    public Optional<String> revocationReason(String name, String ownerToken) {
+        return Optional.ofNullable(withConnection("check a revocation of '" + name + "'",
+                jedis -> jedis.get(LockScripts.revokedKey(name, ownerToken))));
     }
 
     /** One script on a pooled connection (see {@link #withConnection}). */
@@ -497,6 +693,21 @@ public final class RedisNode implements AutoCloseable {
      * @throws IllegalStateException if this node is closed
      */
     public Watch subscribe(String channel, Runnable onMessage) {
+        Objects.requireNonNull(onMessage, "onMessage");
+        return subscribeMessages(channel, message -> onMessage.run());
+    }
+
+    /**
+     * {@link #subscribe}, telling the listener each message: called with the message's text, and
+     * with null once after the notification connection recovers from a drop (messages may have
+     * been missed meanwhile).
+     *
+     * @param channel   the channel
+     * @param onMessage cheap, non-blocking listener
+     * @return the handle that stops the notifications
+     * @throws IllegalStateException if this node is closed
+     */
+    public Watch subscribeMessages(String channel, java.util.function.Consumer<String> onMessage) {
         RedisSubscriber s;
         synchronized (this) {
             checkOpen();

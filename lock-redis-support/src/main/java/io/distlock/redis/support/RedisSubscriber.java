@@ -15,6 +15,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
@@ -63,12 +64,13 @@ final class RedisSubscriber implements AutoCloseable {
 
     private final class Registration implements Watch {
         final String channel;
-        final Runnable listener;
+        /** Told each message; null once after a reconnect (a message may have been missed). */
+        final Consumer<String> listener;
         final AtomicBoolean open = new AtomicBoolean(true);
         /** Completes on the server's confirmation of the channel's SUBSCRIBE (see {@link #watch}). */
         final CompletableFuture<Void> active = new CompletableFuture<>();
 
-        Registration(String channel, Runnable listener) {
+        Registration(String channel, Consumer<String> listener) {
             this.channel = channel;
             this.listener = listener;
         }
@@ -93,8 +95,8 @@ final class RedisSubscriber implements AutoCloseable {
     }
 
     /**
-     * Calls {@code listener} on every message on {@code channel} until the returned watch is
-     * closed. Returns at once, without waiting for the server: the watch's {@link Watch#active()}
+     * Calls {@code listener} with every message on {@code channel} (and with null once after a
+     * reconnect) until the returned watch is closed. Returns at once, without waiting for the server: the watch's {@link Watch#active()}
      * completes when the server confirms the subscription (from then on a release published is
      * heard), or at once if the channel is already confirmed. It completes exceptionally if the
      * subscriber connection is down or drops before the confirmation: the caller then knows not to
@@ -102,7 +104,7 @@ final class RedisSubscriber implements AutoCloseable {
      * for good). The only I/O on the caller's thread is writing the {@code SUBSCRIBE} on an open
      * connection, which a socket's buffer absorbs.
      */
-    Watch watch(String channel, Runnable listener) {
+    Watch watch(String channel, Consumer<String> listener) {
         Registration registration = new Registration(channel, listener);
         boolean down;
         synchronized (lock) {
@@ -294,7 +296,7 @@ final class RedisSubscriber implements AutoCloseable {
                 ch = channels.get(channel);
             }
             if (ch != null) {
-                ch.listeners.forEach(RedisSubscriber::call);
+                ch.listeners.forEach(r -> call(r, message));
             }
         }
     }
@@ -304,15 +306,15 @@ final class RedisSubscriber implements AutoCloseable {
         synchronized (lock) {
             channels.values().forEach(ch -> all.addAll(ch.listeners));
         }
-        all.forEach(RedisSubscriber::call);
+        all.forEach(r -> call(r, null));
     }
 
-    private static void call(Registration registration) {
+    private static void call(Registration registration, String message) {
         if (!registration.open.get()) {
             return;
         }
         try {
-            registration.listener.run();
+            registration.listener.accept(message);
         } catch (RuntimeException e) {
             // A listener's failure must not end the subscription for everyone else.
             System.getLogger("io.distlock.redis").log(System.Logger.Level.WARNING,

@@ -44,8 +44,7 @@ class PendingReplyTest {
     }
 
     private static PendingReply.ScriptCall release(String name, String token) {
-        return new PendingReply.ScriptCall(LockScripts.RELEASE, List.of(LockScripts.lockKey(name)),
-                List.of(token, LockScripts.releaseChannel(name)));
+        return RedisNode.releaseCall(name, token);
     }
 
     @Test

@@ -39,7 +39,7 @@ class RedisNodeTest {
         redis = RedisServer.start();
         node = RedisNode.connect(RedisEndpoint.parse(URI.create(redis.uri()), RedisEndpoint.OPTIONS),
                 Duration.ofSeconds(1), Duration.ofSeconds(2), 4);
-        driver = new RedisLockDriver(node);
+        driver = new RedisLockDriver(node, new RecordingContext());
     }
 
     @AfterEach
@@ -163,7 +163,7 @@ class RedisNodeTest {
     void batchesAndSingleCallsShareTheConnectionsOfAPoolOfOne() {
         RedisNode single = RedisNode.connect(RedisEndpoint.parse(URI.create(redis.uri()), RedisEndpoint.OPTIONS),
                 Duration.ofSeconds(1), Duration.ofSeconds(1), 1);
-        try (RedisLockDriver one = new RedisLockDriver(single)) {
+        try (RedisLockDriver one = new RedisLockDriver(single, new RecordingContext())) {
             Grant grant = one.tryAcquire(request("pool-of-one", "t")).grant();
             assertThat(one.extendAll(List.of(new Renewal(grant, LEASE)))).containsExactly(ExtendOutcome.extended());
             // The batch's connection went back where the next single call finds it.
@@ -200,7 +200,8 @@ class RedisNodeTest {
     void aWatchReturnsAtOnceAndIsActiveOnTheServersConfirmation() {
         try (FaultProxy proxy = FaultProxy.start(redis.host(), redis.port());
              RedisLockDriver slow = new RedisLockDriver(RedisNode.connect(RedisEndpoint.parse(
-                     URI.create("redis://" + proxy.endpoint()), RedisEndpoint.OPTIONS), Duration.ofSeconds(1), Duration.ofSeconds(2), 2))) {
+                     URI.create("redis://" + proxy.endpoint()), RedisEndpoint.OPTIONS), Duration.ofSeconds(1), Duration.ofSeconds(2), 2),
+                     new RecordingContext())) {
             proxy.latency(Duration.ofMillis(300)); // a SUBSCRIBE round trip takes 600 ms
             AtomicInteger wakes = new AtomicInteger();
             long start = System.nanoTime();

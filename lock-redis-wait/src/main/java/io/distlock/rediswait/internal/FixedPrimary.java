@@ -2,6 +2,7 @@ package io.distlock.rediswait.internal;
 
 import io.distlock.LockOptions;
 import io.distlock.redis.support.LateWrites;
+import io.distlock.redis.support.Revocations;
 import io.distlock.redis.support.RedisLockDriver;
 import io.distlock.redis.support.RedisNode;
 import io.distlock.spi.Watch;
@@ -25,7 +26,7 @@ final class FixedPrimary implements Primary {
      * @throws io.distlock.BackendUnavailableException if it cannot be reached within the connect timeout
      * @throws IllegalArgumentException                if it is a replica or a Sentinel
      */
-    static FixedPrimary connect(RedisWaitSettings settings, LockOptions options, LateWrites lateWrites) {
+    static FixedPrimary connect(RedisWaitSettings settings, LockOptions options, LateWrites lateWrites, Revocations revocations) {
         RedisNode node = RedisNode.connect(settings.dataNode(), options.connectTimeout(), options.operationTimeout(),
                 settings.poolSize());
         try {
@@ -39,7 +40,7 @@ final class FixedPrimary implements Primary {
                         + ", which answers ROLE " + check.role() + ": a lock is taken on the primary (name it, or find"
                         + " it through Sentinel with ?master=<name>)");
             }
-            return new FixedPrimary(new Target(node, new RedisLockDriver(node, lateWrites), check));
+            return new FixedPrimary(new Target(node, new RedisLockDriver(node, lateWrites, revocations), check));
         } catch (RuntimeException e) {
             node.close();
             throw e;

@@ -1,25 +1,32 @@
 package io.distlock.rediswait.internal;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.LockException;
+import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.redis.support.LateWrites;
 import io.distlock.redis.support.LockScripts;
+import io.distlock.redis.support.LockSnapshot;
 import io.distlock.redis.support.PendingReply;
 import io.distlock.redis.support.PendingReply.CommandCall;
 import io.distlock.redis.support.PendingReply.ScriptCall;
 import io.distlock.redis.support.RedisLockDriver;
 import io.distlock.redis.support.RedisNode;
+import io.distlock.redis.support.Revocations;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Revoked;
 import io.distlock.spi.Watch;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -58,14 +65,17 @@ public final class RedisWaitDriver implements LockDriver {
 
     private final Primary primary;
     private final LateWrites lateWrites;
+    private final Revocations revocations;
     private final int replicas;
     private final Duration waitTimeout;
     private final CommandCall waitCall;
     private final long replyBoundNanos;
 
-    private RedisWaitDriver(Primary primary, LateWrites lateWrites, RedisWaitSettings settings, LockOptions options) {
+    private RedisWaitDriver(Primary primary, LateWrites lateWrites, Revocations revocations, RedisWaitSettings settings,
+                            LockOptions options) {
         this.primary = primary;
         this.lateWrites = lateWrites;
+        this.revocations = revocations;
         this.replicas = settings.replicas();
         this.waitTimeout = settings.waitTimeout();
         this.waitCall = new CommandCall("WAIT", List.of(Integer.toString(replicas), Long.toString(waitTimeout.toMillis())));
@@ -78,6 +88,7 @@ public final class RedisWaitDriver implements LockDriver {
      *
      * @param settings the parsed URI
      * @param options  the client's options
+     * @param context  the engine: the owner description grants record, and where revocations go
      * @return the connected driver
      * @throws IllegalArgumentException                 if the primary reports fewer connected replicas than
      *                                                  {@code replicas}, the named node is not a primary, or no
@@ -86,12 +97,19 @@ public final class RedisWaitDriver implements LockDriver {
      *                                                  within the connect timeout
      * @throws io.distlock.LockException                if the primary refuses the credentials
      */
-    public static RedisWaitDriver connect(RedisWaitSettings settings, LockOptions options) {
+    public static RedisWaitDriver connect(RedisWaitSettings settings, LockOptions options, DriverContext context) {
         // A write given up after the operation timeout plus WAIT's may still be on its way that long.
         LateWrites lateWrites = new LateWrites(options.operationTimeout().plus(settings.waitTimeout()));
-        Primary primary = settings.viaSentinel()
-                ? SentinelPrimary.connect(settings, options, lateWrites)
-                : FixedPrimary.connect(settings, options, lateWrites);
+        Revocations revocations = new Revocations(context);
+        Primary primary;
+        try {
+            primary = settings.viaSentinel()
+                    ? SentinelPrimary.connect(settings, options, lateWrites, revocations)
+                    : FixedPrimary.connect(settings, options, lateWrites, revocations);
+        } catch (RuntimeException e) {
+            revocations.close();
+            throw e;
+        }
         try {
             Primary.Target target = primary.current();
             int connected = target.check().connectedReplicas();
@@ -101,9 +119,10 @@ public final class RedisWaitDriver implements LockDriver {
                         + " (INFO replication, connected_slaves): no grant could be confirmed. Lower replicas, or connect"
                         + " once the replicas are up");
             }
-            return new RedisWaitDriver(primary, lateWrites, settings, options);
+            return new RedisWaitDriver(primary, lateWrites, revocations, settings, options);
         } catch (RuntimeException e) {
             primary.close();
+            revocations.close();
             throw e;
         }
     }
@@ -116,10 +135,8 @@ public final class RedisWaitDriver implements LockDriver {
     @Override
     public Attempt tryAcquire(LockRequest request) {
         checkLeaseTime(request.leaseTime(), "acquire '" + request.name() + "'");
-        ScriptCall acquire = new ScriptCall(LockScripts.ACQUIRE,
-                List.of(LockScripts.lockKey(request.name()), LockScripts.fenceKey(request.name()),
-                        LockScripts.abandonedKey(request.name(), request.ownerToken())),
-                List.of(request.ownerToken(), Long.toString(RedisLockDriver.millis(request.leaseTime()))));
+        ScriptCall acquire = RedisNode.acquireCall(request.name(), request.ownerToken(),
+                RedisLockDriver.millis(request.leaseTime()), revocations.owner());
         Primary.Target target = primary.current();
         List<?> acquired;
         PendingReply.Replies replies;
@@ -136,6 +153,7 @@ public final class RedisWaitDriver implements LockDriver {
         }
         long acknowledged = acknowledgements(replies, 1);
         if (acknowledged >= replicas) {
+            target.locks().granted(request);
             return Attempt.granted(new Grant(request, OptionalLong.empty(), null));
         }
         // Granted on the primary only: it may not survive a failover, so it does not count. A
@@ -166,12 +184,12 @@ public final class RedisWaitDriver implements LockDriver {
         Primary.Target target = primary.current();
         PendingReply.Replies replies = roundTrip(target, "extend '" + grant.name() + "'",
                 List.of(RedisNode.extendCall(grant.name(), grant.ownerToken(), RedisLockDriver.millis(leaseTime)), waitCall));
-        if (!Long.valueOf(1L).equals(value(target, replies, 0))) {
-            return ExtendOutcome.lost();
-        }
+        ExtendOutcome answered = RedisNode.extendOutcome(value(target, replies, 0));
         long acknowledged = acknowledgements(replies, 1);
-        return acknowledged >= replicas ? ExtendOutcome.extended() : ExtendOutcome.unknown(unconfirmedExtension(target,
-                "the extension of '" + grant.name() + "'", acknowledged));
+        ExtendOutcome outcome = !answered.isExtended() || acknowledged >= replicas ? answered
+                : ExtendOutcome.unknown(unconfirmedExtension(target, "the extension of '" + grant.name() + "'", acknowledged));
+        target.locks().extended(grant, leaseTime, outcome);
+        return outcome;
     }
 
     /**
@@ -195,9 +213,10 @@ public final class RedisWaitDriver implements LockDriver {
             BackendUnavailableException unconfirmed = acknowledged >= replicas ? null
                     : unconfirmedExtension(target, "the renewal of " + chunk.size() + " lease(s)", acknowledged);
             for (int i = 0; i < chunk.size(); i++) {
-                boolean held = Long.valueOf(1L).equals(value(target, replies, i));
-                outcomes.add(!held ? ExtendOutcome.lost()
-                        : unconfirmed == null ? ExtendOutcome.extended() : ExtendOutcome.unknown(unconfirmed));
+                ExtendOutcome answered = RedisNode.extendOutcome(value(target, replies, i));
+                ExtendOutcome outcome = !answered.isExtended() || unconfirmed == null ? answered : ExtendOutcome.unknown(unconfirmed);
+                target.locks().extended(chunk.get(i).grant(), chunk.get(i).leaseTime(), outcome);
+                outcomes.add(outcome);
             }
         }
         return outcomes;
@@ -247,9 +266,71 @@ public final class RedisWaitDriver implements LockDriver {
         return primary.watch(name, onChange);
     }
 
+    /** One round trip on the primary: a {@code MULTI} of reads, no {@code WAIT} (nothing is written). */
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        Primary.Target target = primary.current();
+        LockSnapshot snapshot;
+        try {
+            snapshot = target.node().inspect(name);
+        } catch (RuntimeException e) {
+            throw unanswered(target, e, "inspect '" + name + "'");
+        }
+        if (snapshot.wrongType()) {
+            throw new LockException("Redis at " + target + ": lock key " + LockScripts.lockKey(name)
+                    + " holds another type than a string: it is not a distlock lock");
+        }
+        return snapshot.held() ? Optional.of(snapshot.info(false, false)) : Optional.empty();
+    }
+
+    /** {@code SCAN} of the primary's whole keyspace in batches, then the first {@code limit} locks read pipelined. */
+    @Override
+    public List<LockInfo> holders(String prefix, int limit) {
+        Primary.Target target = primary.current();
+        List<LockSnapshot> snapshots;
+        try {
+            snapshots = target.node().inspectAll(target.node().scanLockNames(prefix, limit));
+        } catch (RuntimeException e) {
+            throw unanswered(target, e, "list the locks under '" + prefix + "'");
+        }
+        List<LockInfo> holders = new ArrayList<>(snapshots.size());
+        for (LockSnapshot snapshot : snapshots) {
+            if (snapshot.held() && !snapshot.wrongType()) {
+                holders.add(snapshot.info(false, false));
+            }
+        }
+        return holders;
+    }
+
+    /**
+     * The revoke script ({@link LockScripts#REVOKE}) and {@code WAIT}, pipelined, like every write
+     * that must survive a failover: with fewer acknowledgements than {@code replicas} the revoke
+     * happened on the primary, but a failover could undo it (the lock would come back to its holder
+     * on the promoted replica), so its outcome is unknown: {@link BackendUnavailableException}, and
+     * a repeated revoke is harmless. The holder learns of it on the primary either way.
+     */
+    @Override
+    public Optional<Revoked> revoke(String name, String reason) {
+        Primary.Target target = primary.current();
+        PendingReply.Replies replies = roundTrip(target, "revoke '" + name + "'",
+                List.of(RedisNode.revokeCall(name, reason, true), waitCall));
+        RedisNode.Revocation revocation = RedisNode.revocation(name, value(target, replies, 0));
+        if (revocation == null) {
+            return Optional.empty();
+        }
+        long acknowledged = acknowledgements(replies, 1);
+        if (acknowledged < replicas) {
+            throw new BackendUnavailableException(target.toString(), "Redis at " + target + " revoked '" + name + "', but "
+                    + acknowledged + " of " + replicas + " replicas acknowledged within waitTimeout (" + waitTimeout.toMillis()
+                    + " ms): a failover could undo it; inspect tells whether it holds, and revoking again is harmless", null);
+        }
+        return Optional.of(new Revoked(revocation.snapshot().info(false, false), revocation.snapshot().ownerToken()));
+    }
+
     @Override
     public void close() {
         primary.close();
+        revocations.close();
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.redis.support.LateWrites;
+import io.distlock.redis.support.Revocations;
 import io.distlock.redis.support.RedisLockDriver;
 import io.distlock.redis.support.RedisNode;
 import io.distlock.spi.Watch;
@@ -49,6 +50,7 @@ final class SentinelPrimary implements Primary {
     private final RedisWaitSettings settings;
     private final LockOptions options;
     private final LateWrites lateWrites;
+    private final Revocations revocations;
     private final Sentinels sentinels;
     private final MovingWatches watches = new MovingWatches();
     /** Guards everything below but {@code current}'s reads, and serialises watches with moves. */
@@ -60,10 +62,11 @@ final class SentinelPrimary implements Primary {
     private Watch switchWatch;
     private int subscribedTo = -1;
 
-    private SentinelPrimary(RedisWaitSettings settings, LockOptions options, LateWrites lateWrites) {
+    private SentinelPrimary(RedisWaitSettings settings, LockOptions options, LateWrites lateWrites, Revocations revocations) {
         this.settings = settings;
         this.options = options;
         this.lateWrites = lateWrites;
+        this.revocations = revocations;
         this.sentinels = new Sentinels(settings.sentinels(), settings.master(), options);
     }
 
@@ -77,8 +80,9 @@ final class SentinelPrimary implements Primary {
      *                                              Sentinel refuses the TLS handshake
      * @throws io.distlock.AccessDeniedException   if the primary's ACL refuses the user a command the check needs
      */
-    static SentinelPrimary connect(RedisWaitSettings settings, LockOptions options, LateWrites lateWrites) {
-        SentinelPrimary primary = new SentinelPrimary(settings, options, lateWrites);
+    static SentinelPrimary connect(RedisWaitSettings settings, LockOptions options, LateWrites lateWrites,
+                                   Revocations revocations) {
+        SentinelPrimary primary = new SentinelPrimary(settings, options, lateWrites, revocations);
         try {
             Resolution found = primary.resolveWithin(System.nanoTime() + options.connectTimeout().toNanos());
             synchronized (primary.lock) {
@@ -254,7 +258,7 @@ final class SentinelPrimary implements Primary {
             PrimaryCheck check = PrimaryCheck.ask(node, System.nanoTime() + options.operationTimeout().toNanos());
             if (check.isPrimary()) {
                 keep = true;
-                return new Target(node, new RedisLockDriver(node, lateWrites), check);
+                return new Target(node, new RedisLockDriver(node, lateWrites, revocations), check);
             }
             failures.add(reporter + " reports " + address + " as primary of '" + settings.master() + "', which answers ROLE "
                     + check.role());
@@ -358,6 +362,7 @@ final class SentinelPrimary implements Primary {
                 retired = current;
                 current = found.target();
                 watches.moveTo(found.target().node());
+                revocations.moveTo(retired.node(), found.target().node());
             }
             // The Sentinel subscribed to is asked first: if another one answered, it did not.
             subscribe(found.sentinel());

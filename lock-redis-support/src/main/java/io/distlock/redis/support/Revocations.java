@@ -1,0 +1,197 @@
+package io.distlock.redis.support;
+
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.Watch;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+
+/**
+ * How a holder's client learns that an operator revoked one of its leases, on the Redis family: the
+ * revoke publishes {@code <owner token> <name>} on {@value LockScripts#REVOKED_CHANNEL}; each
+ * client that holds leases subscribes to it (on every server it locks on, through the node's one
+ * subscriber connection), and for a token it holds reads the revocation marker
+ * ({@link LockScripts#revokedKey}) before it believes the notice — anyone with the ordinary lock
+ * rights may publish on that channel, but only an operator may write a marker. Then it reports
+ * {@link DriverContext#leaseRevoked}. Notices for tokens it does not hold cost nothing (no read),
+ * so a flood of forged notices makes no client send anything.
+ *
+ * <p>A notice missed (the subscriber connection was down) is not looked for again: the lease's
+ * next extension finds the marker ({@link LockScripts#EXTEND} answers its reason), so it still
+ * ends as revoked, at the latest at the renewal.
+ *
+ * <p>The marker is read on a thread of its own (one daemon thread, started on the first notice and
+ * ended after a while without any), never on the subscriber's, whose other notifications would
+ * wait for the reply. Thread-safe; one per driver.
+ */
+public final class Revocations implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger("io.distlock.redis");
+
+    /** A held lease: its lock's name and until when it may be held ({@link System#nanoTime()}). */
+    private record Held(String name, long untilNanos) {
+    }
+
+    private final DriverContext context;
+    private final Map<String, Held> held = new ConcurrentHashMap<>();
+    private final Map<RedisNode, Watch> listening = new ConcurrentHashMap<>();
+    private final ThreadPoolExecutor checks;
+    /** When the map of held leases is next swept of those whose lease time has passed. */
+    private volatile int sweepAt = 1024;
+    private volatile boolean closed;
+
+    /**
+     * @param context the engine, told of each revocation found
+     */
+    public Revocations(DriverContext context) {
+        this.context = context;
+        this.checks = new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+            Thread t = new Thread(r, "distlock-redis-revocations");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    /** @return the engine's owner description of this client, which every grant's record carries */
+    public String owner() {
+        return context.owner();
+    }
+
+    /**
+     * Listens for revocations published on {@code node}, if it does not yet: called with each
+     * grant, so a client that never holds a lease never subscribes. Returns at once.
+     *
+     * @param node a server this client holds a lease on
+     */
+    public void listenOn(RedisNode node) {
+        if (closed || listening.containsKey(node)) {
+            return;
+        }
+        listening.computeIfAbsent(node, n -> {
+            try {
+                return n.subscribeMessages(LockScripts.REVOKED_CHANNEL, message -> notice(n, message,
+                        (name, token) -> n.revocationReason(name, token)));
+            } catch (IllegalStateException closedNode) {
+                return Watch.NONE;
+            }
+        });
+    }
+
+    /**
+     * Listens on {@code to} instead of {@code from}, if it listened on {@code from}: the leases held
+     * there moved with the primary (Redis + {@code WAIT} following a failover), and their revocations
+     * will be announced on the new one.
+     *
+     * @param from the server no longer used
+     * @param to   the server used from now on
+     */
+    public void moveTo(RedisNode from, RedisNode to) {
+        Watch watch = listening.remove(from);
+        if (watch != null) {
+            watch.close();
+            listenOn(to);
+        }
+    }
+
+    /**
+     * Records a grant: notices of its token are checked from now on.
+     *
+     * @param name        the lock name
+     * @param ownerToken  the grant's owner token
+     * @param leaseMillis its lease time
+     */
+    public void granted(String name, String ownerToken, long leaseMillis) {
+        held.put(ownerToken, new Held(name, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis)));
+        if (held.size() >= sweepAt) {
+            sweep();
+        }
+    }
+
+    /**
+     * Records a confirmed extension: the lease may be held that much longer.
+     *
+     * @param ownerToken  the grant's owner token
+     * @param leaseMillis the extension's lease time
+     */
+    public void extended(String ownerToken, long leaseMillis) {
+        long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        held.computeIfPresent(ownerToken, (t, h) -> until - h.untilNanos() > 0 ? new Held(h.name(), until) : h);
+    }
+
+    /**
+     * Records that a lease ended (released, withdrawn, found lost): its notices are ignored.
+     *
+     * @param ownerToken the grant's owner token
+     */
+    public void ended(String ownerToken) {
+        held.remove(ownerToken);
+    }
+
+    /** Drops leases whose lease time has passed without a release (their server expired them). */
+    private void sweep() {
+        long now = System.nanoTime();
+        held.values().removeIf(h -> now - h.untilNanos() > 0);
+        sweepAt = Math.max(1024, held.size() * 2);
+    }
+
+    /**
+     * A notice on the revocation channel of one server: for a token this client holds, its marker
+     * is read (by {@code check}) on the checking thread and, if there, the engine is told.
+     *
+     * @param server  the server it came from, for the log
+     * @param message {@code <owner token> <name>}, or null after a reconnect (ignored: see the class comment)
+     * @param check   reads the marker's reason on that server
+     */
+    void notice(Object server, String message, BiFunction<String, String, Optional<String>> check) {
+        if (message == null || closed) {
+            return;
+        }
+        int space = message.indexOf(' ');
+        if (space <= 0) {
+            return;
+        }
+        String token = message.substring(0, space);
+        String name = message.substring(space + 1);
+        Held lease = held.get(token);
+        if (lease == null || !lease.name().equals(name)) {
+            return; // not ours: nothing to read
+        }
+        try {
+            checks.execute(() -> {
+                try {
+                    Optional<String> reason = check.apply(name, token);
+                    if (reason.isPresent() && held.remove(token) != null) {
+                        context.leaseRevoked(token, reason.get());
+                    } else if (reason.isEmpty()) {
+                        LOG.log(System.Logger.Level.WARNING, "a revocation of ''{0}'' was announced on {1} without its marker:"
+                                + " ignored (forged by a client that may publish, or the marker's grace has passed)", name, server);
+                    }
+                } catch (RuntimeException e) {
+                    // No answer: the lease's next extension finds the marker (or the lease) for sure.
+                    LOG.log(System.Logger.Level.DEBUG, "could not check a revocation of ''{0}'' on {1}: {2}", name, server,
+                            e.getMessage());
+                }
+            });
+        } catch (RejectedExecutionException closing) {
+            // closed meanwhile
+        }
+    }
+
+    /** Stops listening and the checking thread. Idempotent. */
+    @Override
+    public void close() {
+        closed = true;
+        List<Watch> watches = new ArrayList<>(listening.values());
+        listening.clear();
+        watches.forEach(Watch::close);
+        checks.shutdownNow();
+    }
+}
