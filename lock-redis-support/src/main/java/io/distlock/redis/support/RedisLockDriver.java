@@ -70,6 +70,7 @@ public final class RedisLockDriver implements LockDriver {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
+        revocations.listenOn(node); // subscribed while the acquire is on its way
         RedisNode.Acquired acquired;
         try {
             acquired = node.tryAcquire(request.name(), request.ownerToken(), millis(request.leaseTime()), revocations.owner());
@@ -87,14 +88,25 @@ public final class RedisLockDriver implements LockDriver {
     }
 
     /**
-     * Records a grant, for revocation notices: its token is listened for on this server from now on.
-     * For a backend that takes the lock with its own call (Redis + {@code WAIT}'s pipelined acquire).
+     * Records a grant, for revocation notices: its token is listened for on this server from now on,
+     * and the first grant on it waits (briefly) for the subscription's confirmation
+     * ({@link Revocations#awaitListening}). For a backend that takes the lock with its own call
+     * (Redis + {@code WAIT}'s pipelined acquire), after {@link #acquiring}.
      *
      * @param request the granted request
      */
     public void granted(LockRequest request) {
         revocations.listenOn(node);
         revocations.granted(request.name(), request.ownerToken(), millis(request.leaseTime()));
+        revocations.awaitListening(node);
+    }
+
+    /**
+     * Starts listening for revocations on this server before an acquire of a backend that takes
+     * the lock with its own call (see {@link #granted}).
+     */
+    public void acquiring() {
+        revocations.listenOn(node);
     }
 
     /**

@@ -66,10 +66,11 @@ public final class Revocations implements AutoCloseable {
     }
 
     /**
-     * Listens for revocations published on {@code node}, if it does not yet: called with each
-     * grant, so a client that never holds a lease never subscribes. Returns at once.
+     * Listens for revocations published on {@code node}, if it does not yet: called before each
+     * acquire (so a client that never locks never subscribes), it sends the {@code SUBSCRIBE} at
+     * once, to be confirmed while the acquire is on its way. Returns at once.
      *
-     * @param node a server this client holds a lease on
+     * @param node a server this client is about to lock on
      */
     public void listenOn(RedisNode node) {
         if (closed || listening.containsKey(node)) {
@@ -84,6 +85,37 @@ public final class Revocations implements AutoCloseable {
             }
         });
     }
+
+    /**
+     * Waits, at most {@value #CONFIRMATION_WAIT_MILLIS} ms, until the server confirmed the
+     * subscription of {@link #listenOn}: called after a grant, so that a revocation right after it
+     * is heard. Only the first grant on a server can wait at all (the {@code SUBSCRIBE} went out
+     * with its acquire, and is confirmed by then, usually); a subscription that fails (its
+     * connection is down, the ACL refuses the channel) is not waited for: the lease then learns
+     * of a revocation at its next extension.
+     *
+     * @param node the server the grant came from
+     */
+    public void awaitListening(RedisNode node) {
+        Watch watch = listening.get(node);
+        if (watch == null) {
+            return;
+        }
+        java.util.concurrent.CompletableFuture<Void> active = watch.active().toCompletableFuture();
+        if (active.isDone()) {
+            return;
+        }
+        try {
+            active.get(CONFIRMATION_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            // Not confirmed: the extension's marker check still ends a revoked lease.
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the engine decides what an interrupt means
+        }
+    }
+
+    /** How long a grant waits at most for its server's revocation subscription ({@link #awaitListening}). */
+    static final long CONFIRMATION_WAIT_MILLIS = 250;
 
     /**
      * Listens on {@code to} instead of {@code from}, if it listened on {@code from}: the leases held

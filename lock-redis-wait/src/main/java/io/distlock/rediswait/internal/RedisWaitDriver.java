@@ -138,6 +138,7 @@ public final class RedisWaitDriver implements LockDriver {
         ScriptCall acquire = RedisNode.acquireCall(request.name(), request.ownerToken(),
                 RedisLockDriver.millis(request.leaseTime()), revocations.owner());
         Primary.Target target = primary.current();
+        target.locks().acquiring(); // subscribed to revocations while the acquire is on its way
         List<?> acquired;
         PendingReply.Replies replies;
         try {
