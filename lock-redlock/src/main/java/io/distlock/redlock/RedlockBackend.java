@@ -48,7 +48,8 @@ import java.util.EnumSet;
 public final class RedlockBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("redlock", Guarantee.EFFICIENCY,
-            EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.QUORUM));
+            EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.QUORUM,
+                    Feature.INSPECTION, Feature.REVOCATION));
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public RedlockBackend() {
@@ -67,6 +68,6 @@ public final class RedlockBackend extends AbstractLockBackend {
      */
     @Override
     protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
-        return RedlockDriver.connect(RedlockSettings.parse(uri, options), options);
+        return RedlockDriver.connect(RedlockSettings.parse(uri, options), options, context);
     }
 }

@@ -7,9 +7,11 @@ import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static io.distlock.Feature.AUTO_RENEWAL;
+import static io.distlock.Feature.INSPECTION;
 import static io.distlock.Feature.LEASE_EXTENSION;
 import static io.distlock.Feature.LOSS_NOTIFICATION;
 import static io.distlock.Feature.QUORUM;
+import static io.distlock.Feature.REVOCATION;
 import static io.distlock.Guarantee.EFFICIENCY;
 
 /**
@@ -22,7 +24,7 @@ class PackagingTest extends BackendPackagingCheck {
 
     PackagingTest() {
         super(RedisFamilyPackaging.member("io.distlock.redlock", RedlockBackend.class)
-                .scheme("redlock", EFFICIENCY, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, QUORUM)
+                .scheme("redlock", EFFICIENCY, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, QUORUM, INSPECTION, REVOCATION)
                 .loads("io.distlock.redlock.internal.RedlockDriver", "tryAcquire"));
     }
 

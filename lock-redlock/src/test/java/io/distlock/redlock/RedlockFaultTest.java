@@ -117,7 +117,10 @@ class RedlockFaultTest {
             Lease lease = client.lock(name).tryAcquire(LEASE).orElseThrow();
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             assertThat(took).isLessThan(Duration.ofMillis(50 + 150)); // the per-node timeout, plus scheduling
-            assertThat(lease.remaining()).isLessThanOrEqualTo(LEASE.minus(took).minus(LockOptions.defaults().clockDrift(LEASE)));
+            // The engine counts from its own start, a little after this test's (a millisecond or so on a
+            // loaded machine, in a JVM still loading classes): well under the 50 ms this checks are spent.
+            assertThat(lease.remaining()).isLessThanOrEqualTo(LEASE.minus(took).minus(LockOptions.defaults().clockDrift(LEASE))
+                    .plusMillis(5));
             lease.release();
         }
         // A per-node timeout above the delay: the slow node's grant counts, and its 400 ms round trip is spent.

@@ -34,8 +34,7 @@ class RedlockTlsTckTest extends LockVerification {
      * takes a lock, the scripts that extend and release it (and what they call), {@code INFO} (the
      * restart and replica checks) and {@code PING} (the background reconnect).
      */
-    static final String[] LOCKER_RULES = {"~distlock:*", "&distlock:*", "+ping", "+info", "+set", "+get", "+del",
-            "+exists", "+pexpire", "+pttl", "+publish", "+eval", "+evalsha", "+script|load"};
+    static final String[] LOCKER_RULES = RedlockInspectionTest.LOCKER_RULES;
 
     /** The {@code default} user's password is the admin secret: the fixture's own connections use it, never distlock. */
     static final Principals PRINCIPALS = new Principals(List.of(LOCKER_RULES), "pw-RedlockTls-0b7d", "pw-RedlockIntruder-e51a",

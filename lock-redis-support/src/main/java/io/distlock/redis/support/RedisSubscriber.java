@@ -41,6 +41,9 @@ final class RedisSubscriber implements AutoCloseable {
     /** Between reconnects of a subscriber connection that dropped or was refused. */
     private static final Backoff RECONNECT = Backoff.exponential(Duration.ofMillis(10), Duration.ofSeconds(1));
 
+    /** Between subscriptions the server's ACL refused: it is not going to change its mind every second. */
+    private static final Duration REFUSED_RETRY = Duration.ofMinutes(1);
+
     private final RedisEndpoint endpoint;
     private final JedisClientConfig config;
     private final Duration operationTimeout;
@@ -181,6 +184,7 @@ final class RedisSubscriber implements AutoCloseable {
     private void run() {
         int failures = 0;
         boolean reconnect = false;
+        boolean refused = false;
         while (true) {
             Jedis jedis = null;
             String[] initial;
@@ -211,7 +215,9 @@ final class RedisSubscriber implements AutoCloseable {
                 failures = 0;
                 jedis.subscribe(listener, initial); // blocks until the connection ends
             } catch (JedisException | IllegalStateException e) {
-                // Dropped or refused: reconnect below unless closing.
+                // Dropped or refused: reconnect below unless closing. A user whose ACL refuses the
+                // subscription (an ACL line without +subscribe) is refused again at once: ask rarely.
+                refused = RedisFailure.of(e) == RedisFailure.ACCESS_DENIED;
             } finally {
                 List<Registration> unconfirmed = new ArrayList<>();
                 synchronized (lock) {
@@ -237,7 +243,7 @@ final class RedisSubscriber implements AutoCloseable {
                 if (closed) {
                     return;
                 }
-                if (!awaitLock(RECONNECT.delayNanos(++failures))) {
+                if (!awaitLock(refused ? REFUSED_RETRY.toNanos() : RECONNECT.delayNanos(++failures))) {
                     return;
                 }
             }

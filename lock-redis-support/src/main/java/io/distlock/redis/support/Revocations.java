@@ -114,6 +114,45 @@ public final class Revocations implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #awaitListening(RedisNode)} for a grant on several servers (Redlock's quorum): waits, at
+     * most {@value #CONFIRMATION_WAIT_MILLIS} ms in all, until {@code enough} of them confirmed the
+     * subscription (a revoke ends a lease on a quorum, and one notice is enough to hear it).
+     *
+     * @param nodes  the servers the grant came from
+     * @param enough how many confirmations are enough
+     */
+    public void awaitListening(List<RedisNode> nodes, int enough) {
+        List<java.util.concurrent.CompletableFuture<Void>> pending = new ArrayList<>();
+        int confirmed = 0;
+        for (RedisNode node : nodes) {
+            Watch watch = listening.get(node);
+            if (watch != null) {
+                java.util.concurrent.CompletableFuture<Void> active = watch.active().toCompletableFuture();
+                if (active.isDone() && !active.isCompletedExceptionally()) {
+                    confirmed++;
+                } else if (!active.isDone()) {
+                    pending.add(active);
+                }
+            }
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONFIRMATION_WAIT_MILLIS);
+        for (java.util.concurrent.CompletableFuture<Void> active : pending) {
+            if (confirmed >= enough) {
+                return;
+            }
+            try {
+                active.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                confirmed++;
+            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                // not confirmed (in time): the extension's marker check still ends a revoked lease
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
     /** How long a grant waits at most for its server's revocation subscription ({@link #awaitListening}). */
     static final long CONFIRMATION_WAIT_MILLIS = 250;
 

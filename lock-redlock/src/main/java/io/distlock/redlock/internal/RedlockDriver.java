@@ -4,26 +4,31 @@ import io.distlock.AccessDeniedException;
 import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
+import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.redis.support.LockScripts;
+import io.distlock.redis.support.LockSnapshot;
 import io.distlock.redis.support.PendingReply;
-import io.distlock.redis.support.PendingReply.CommandCall;
 import io.distlock.redis.support.PendingReply.ScriptCall;
 import io.distlock.redis.support.RedisEndpoint;
 import io.distlock.redis.support.RedisNode;
 import io.distlock.redis.support.RedisScript;
+import io.distlock.redis.support.Revocations;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Revoked;
 import io.distlock.spi.Validity;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
@@ -46,8 +51,8 @@ import java.util.OptionalLong;
 public final class RedlockDriver implements LockDriver {
 
     /**
-     * Compare-and-delete on one node. KEYS: lock key. ARGV: owner token. Replies 1 if the token
-     * held the lock and it was deleted, else 0 (also for a key of another type: {@code redis.pcall}
+     * Compare-and-delete on one node. KEYS: lock key, owner record. ARGV: owner token. Replies 1 if
+     * the token held the lock and it was deleted (with its owner record), else 0 (also for a key of another type: {@code redis.pcall}
      * turns {@code GET}'s WRONGTYPE into a value that equals no token). The single-Redis
      * {@link LockScripts#RELEASE} also publishes on the lock's channel for its waiters; Redlock has
      * no release notification (waiters poll), so that {@code PUBLISH} would be work for nothing on
@@ -55,22 +60,30 @@ public final class RedlockDriver implements LockDriver {
      */
     static final RedisScript RELEASE = new RedisScript("redlock-release", String.join("\n",
             "if redis.pcall('GET', KEYS[1]) == ARGV[1] then",
-            "  return redis.call('DEL', KEYS[1])",
+            "  redis.call('DEL', KEYS[1], KEYS[2])",
+            "  return 1",
             "end",
             "return 0"));
+
+    /** Locks read per pipelined fan-out of {@link #holders}. */
+    private static final int INSPECT_CHUNK = 512;
 
     private final RedlockSettings settings;
     private final LockOptions options;
     private final List<RedlockNode> nodes;
+    private final List<RedisNode> servers;
     private final int quorum;
     private final long nodeTimeoutNanos;
+    private final Revocations revocations;
 
-    private RedlockDriver(RedlockSettings settings, LockOptions options, List<RedlockNode> nodes) {
+    private RedlockDriver(RedlockSettings settings, LockOptions options, List<RedlockNode> nodes, Revocations revocations) {
         this.settings = settings;
         this.options = options;
         this.nodes = List.copyOf(nodes);
+        this.servers = this.nodes.stream().map(n -> n.redis).toList();
         this.quorum = settings.quorum();
         this.nodeTimeoutNanos = settings.nodeTimeout().toNanos();
+        this.revocations = revocations;
     }
 
     /**
@@ -80,11 +93,12 @@ public final class RedlockDriver implements LockDriver {
      *
      * @param settings the parsed URI
      * @param options  the client's options (connect timeout for this check, drift)
+     * @param context  the engine: the owner description grants record, and where revocations go
      * @return the connected driver
      * @throws BackendUnavailableException if fewer than a quorum of nodes answer within the connect timeout
      * @throws IllegalArgumentException    if two nodes are one server, or a node is a replica
      */
-    public static RedlockDriver connect(RedlockSettings settings, LockOptions options) {
+    public static RedlockDriver connect(RedlockSettings settings, LockOptions options, DriverContext context) {
         List<RedlockNode> nodes = new ArrayList<>();
         for (RedisEndpoint endpoint : settings.nodes()) {
             // Connecting is part of a fan-out too, so it gets the per-node bound as well.
@@ -92,7 +106,7 @@ public final class RedlockDriver implements LockDriver {
             nodes.add(new RedlockNode(RedisNode.openForFanOut(endpoint, settings.nodeTimeout(), settings.nodeTimeout(),
                     options.connectTimeout(), settings.poolSize()), settings.restartDelay()));
         }
-        RedlockDriver driver = new RedlockDriver(settings, options, nodes);
+        RedlockDriver driver = new RedlockDriver(settings, options, nodes, new Revocations(context));
         try {
             driver.check(System.nanoTime() + Math.max(options.connectTimeout().toNanos(), driver.nodeTimeoutNanos));
             return driver;
@@ -148,11 +162,13 @@ public final class RedlockDriver implements LockDriver {
         String name = request.name();
         long ttl = millis(request.leaseTime());
         long start = System.nanoTime();
-        // A native SET, not a script: no fence counter to keep (Redlock offers none) and the least
-        // work a node can do. GET (with NX, Redis 7.0+) tells who holds the key when it is not set.
-        List<FanOut.Answer> answers = FanOut.run(nodes, "acquire '" + name + "'", List.of(new CommandCall("SET",
-                List.of(LockScripts.lockKey(name), request.ownerToken(), "NX", "PX", Long.toString(ttl), "GET"))),
-                start + nodeTimeoutNanos);
+        servers.forEach(revocations::listenOn); // subscribed while the acquire is on its way
+        // SET NX PX GET and, when it took, the owner record (LockScripts.ACQUIRE_UNFENCED): no fence
+        // counter to keep (Redlock offers none). GET (with NX, Redis 7.0+) tells who holds the key
+        // when it is not set.
+        List<FanOut.Answer> answers = FanOut.run(nodes, "acquire '" + name + "'", List.of(new ScriptCall(
+                LockScripts.ACQUIRE_UNFENCED, List.of(LockScripts.lockKey(name), LockScripts.ownerKey(name)),
+                List.of(request.ownerToken(), Long.toString(ttl), revocations.owner()))), start + nodeTimeoutNanos);
         int granted = 0;
         int busy = 0;
         int waiting = 0;
@@ -198,6 +214,8 @@ public final class RedlockDriver implements LockDriver {
         // Validity = ttl − elapsed − drift: the lease counts only if some of it is left.
         long validityNanos = Validity.deadline(options, start, request.leaseTime()) - now;
         if (refused == null && granted >= quorum && validityNanos > 0) {
+            revocations.granted(name, request.ownerToken(), ttl);
+            revocations.awaitListening(servers, quorum);
             return Attempt.granted(new Grant(request, OptionalLong.empty(), null));
         }
         releaseOn(mayHoldIt, name, request.ownerToken());
@@ -259,24 +277,32 @@ public final class RedlockDriver implements LockDriver {
         for (int i = 0; i < renewals.size(); i++) {
             int extended = 0;
             int gone = 0;
+            String revokedFor = null;
             List<RuntimeException> refusals = new ArrayList<>();
             for (FanOut.Answer answer : answers) {
                 if (answer.answered() && answer.votes()) {
                     Object reply = answer.replies().values().get(i);
-                    if (Long.valueOf(1L).equals(reply)) {
-                        extended++;
-                    } else if (isRefusal(reply)) {
+                    if (isRefusal(reply)) {
                         refusals.add((RuntimeException) reply); // NOPERM: a refusal, not a lock it no longer holds
+                        continue;
+                    }
+                    ExtendOutcome onNode = RedisNode.extendOutcome(reply);
+                    if (onNode.isExtended()) {
+                        extended++;
                     } else {
                         gone++;
+                        revokedFor = onNode.revocationReason().orElse(revokedFor); // a node that kept the marker
                     }
                 }
             }
             throwIfRefusedByTooMany(answers, refusals);
+            Renewal renewal = renewals.get(i);
             if (extended >= quorum) {
+                revocations.extended(renewal.grant().ownerToken(), millis(renewal.leaseTime()));
                 results.add(ExtendOutcome.extended());
             } else if (answers.size() - gone < quorum) {
-                results.add(ExtendOutcome.lost());
+                revocations.ended(renewal.grant().ownerToken());
+                results.add(revokedFor != null ? ExtendOutcome.revoked(revokedFor) : ExtendOutcome.lost());
             } else {
                 if (unanswered == null) {
                     unanswered = FanOut.tooFewNodes(answers, quorum, operation);
@@ -296,6 +322,7 @@ public final class RedlockDriver implements LockDriver {
      */
     @Override
     public boolean release(Grant grant) {
+        revocations.ended(grant.ownerToken());
         List<FanOut.Answer> answers = release(nodes, grant.name(), grant.ownerToken());
         int deleted = 0;
         int answered = 0;
@@ -367,7 +394,8 @@ public final class RedlockDriver implements LockDriver {
         }
         List<ScriptCall> calls = new ArrayList<>(grants.size());
         for (Grant grant : grants) {
-            calls.add(new ScriptCall(RELEASE, List.of(LockScripts.lockKey(grant.name())), List.of(grant.ownerToken())));
+            revocations.ended(grant.ownerToken());
+            calls.add(releaseCall(grant.name(), grant.ownerToken()));
         }
         List<FanOut.Answer> answers = FanOut.run(nodes, "release " + grants.size() + " leases", calls,
                 System.nanoTime() + batchTimeoutNanos(calls.size()));
@@ -394,6 +422,7 @@ public final class RedlockDriver implements LockDriver {
      */
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
+        revocations.ended(request.ownerToken());
         if (outcomeUnknown) {
             List<FanOut.Answer> answers = release(nodes, request.name(), request.ownerToken());
             if (answers.stream().filter(FanOut.Answer::answered).count() < quorum) {
@@ -402,8 +431,78 @@ public final class RedlockDriver implements LockDriver {
         }
     }
 
+    /**
+     * One fan-out of the family's read ({@link LockSnapshot#calls}: a {@code MULTI} of {@code GET}s and a
+     * {@code PTTL}) to every node; the majority's view ({@link MajorityView}), with each node's answer
+     * in the detail where they disagree.
+     */
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        List<FanOut.Answer> answers = FanOut.run(nodes, "inspect '" + name + "'", LockSnapshot.calls(name),
+                System.nanoTime() + nodeTimeoutNanos);
+        MajorityView view = MajorityView.read(name, answers, 0, quorum);
+        throwIfRefusedByTooMany(answers, view.refusals());
+        return view.holder("inspect '" + name + "'");
+    }
+
+    /**
+     * Every node's keyspace walked with {@code SCAN} ({@link RedisNode#scanLockNames}, keeping the first
+     * {@code 2 × limit} names of each), then the names found read on every node in pipelined fan-outs,
+     * in order, until {@code limit} are held by a majority. Costs N keyspace walks.
+     */
+    @Override
+    public List<LockInfo> holders(String prefix, int limit) {
+        java.util.TreeSet<String> names = new java.util.TreeSet<>();
+        int listed = 0;
+        int wide = (int) Math.min(Integer.MAX_VALUE, 2L * limit);
+        for (RedlockNode node : nodes) {
+            try {
+                names.addAll(node.redis.scanLockNames(prefix, wide));
+                listed++;
+            } catch (BackendUnavailableException e) {
+                // counted below: a node that could not be listed
+            }
+        }
+        if (listed < quorum) {
+            throw new BackendUnavailableException(settings.toString(), "redlock " + settings + ": only " + listed
+                    + " of " + nodes.size() + " Redis nodes could list the locks under '" + prefix + "' (quorum " + quorum + ")",
+                    null);
+        }
+        List<LockInfo> holders = new ArrayList<>();
+        List<String> ordered = new ArrayList<>(names);
+        for (int from = 0; from < ordered.size() && holders.size() < limit; from += INSPECT_CHUNK) {
+            List<String> chunk = ordered.subList(from, Math.min(ordered.size(), from + INSPECT_CHUNK));
+            List<PendingReply.Call> calls = new ArrayList<>();
+            chunk.forEach(name -> calls.addAll(LockSnapshot.calls(name)));
+            List<FanOut.Answer> answers = FanOut.run(nodes, "inspect " + chunk.size() + " locks", calls,
+                    System.nanoTime() + batchTimeoutNanos(calls.size()));
+            for (int i = 0; i < chunk.size() && holders.size() < limit; i++) {
+                MajorityView view = MajorityView.read(chunk.get(i), answers, i * LockSnapshot.calls(chunk.get(i)).size(), quorum);
+                throwIfRefusedByTooMany(answers, view.refusals());
+                view.holder("list the locks under '" + prefix + "'").ifPresent(holders::add);
+            }
+        }
+        return holders;
+    }
+
+    /**
+     * The revoke script on every node in one fan-out (no fence: Redlock has none). Revoked if a
+     * majority revoked the same lease; "not held" if no lease can have been held by a majority (what a
+     * minority held is deleted meanwhile, marker and notice included: no valid lease ends by that);
+     * unknown otherwise.
+     */
+    @Override
+    public Optional<Revoked> revoke(String name, String reason) {
+        List<FanOut.Answer> answers = FanOut.run(nodes, "revoke '" + name + "'",
+                List.of(RedisNode.revokeCall(name, reason, false)), System.nanoTime() + nodeTimeoutNanos);
+        MajorityView view = MajorityView.revoked(name, answers, quorum);
+        throwIfRefusedByTooMany(answers, view.refusals());
+        return view.holder("revoke '" + name + "'").map(info -> new Revoked(info, view.token()));
+    }
+
     @Override
     public void close() {
+        revocations.close();
         for (RedlockNode node : nodes) {
             node.redis.close();
         }
@@ -441,8 +540,12 @@ public final class RedlockDriver implements LockDriver {
     }
 
     private List<FanOut.Answer> release(List<RedlockNode> targets, String name, String ownerToken) {
-        return FanOut.run(targets, "release '" + name + "'", List.of(new ScriptCall(RELEASE,
-                List.of(LockScripts.lockKey(name)), List.of(ownerToken))), System.nanoTime() + nodeTimeoutNanos);
+        return FanOut.run(targets, "release '" + name + "'", List.of(releaseCall(name, ownerToken)),
+                System.nanoTime() + nodeTimeoutNanos);
+    }
+
+    static ScriptCall releaseCall(String name, String ownerToken) {
+        return new ScriptCall(RELEASE, List.of(LockScripts.lockKey(name), LockScripts.ownerKey(name)), List.of(ownerToken));
     }
 
     /** A renewal batch of thousands of leases takes longer than one call: allow a per-node timeout per 1000. */

@@ -61,8 +61,7 @@ class FanOutTest {
         for (int i : new int[] {0, 2}) {
             assertThat(servers.get(i).call("GET", LockScripts.lockKey("x"))).isEqualTo("mine");
         }
-        List<FanOut.Answer> released = FanOut.run(nodes, "release 'x'", List.of(new PendingReply.ScriptCall(
-                RedlockDriver.RELEASE, List.of(LockScripts.lockKey("x")), List.of("mine"))), deadline());
+        List<FanOut.Answer> released = FanOut.run(nodes, "release 'x'", List.of(RedlockDriver.releaseCall("x", "mine")), deadline());
         assertThat(released).extracting(a -> a.replies().value(0)).containsExactly(1L, 0L, 1L);
         assertThat(servers.get(1).call("GET", LockScripts.lockKey("x"))).as("compare-and-delete").isEqualTo("other");
     }

@@ -40,7 +40,19 @@ class RedlockBatchTest {
         }
         String nodes = servers.stream().map(RedisServer::endpoint).collect(Collectors.joining(","));
         driver = RedlockDriver.connect(RedlockSettings.parse(URI.create("redlock://" + nodes + "?nodeTimeout=200")),
-                LockOptions.defaults());
+                LockOptions.defaults(), new io.distlock.spi.DriverContext() {
+                    @Override
+                    public void leaseLost(io.distlock.spi.Grant grant, io.distlock.Lease.LossReason reason) {
+                    }
+
+                    @Override
+                    public void connectionSuspended() {
+                    }
+
+                    @Override
+                    public void connectionRestored() {
+                    }
+                });
     }
 
     @AfterEach
