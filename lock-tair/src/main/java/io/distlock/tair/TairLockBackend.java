@@ -50,7 +50,7 @@ public final class TairLockBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("tair", Guarantee.EFFICIENCY,
             EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL,
-                    Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION));
+                    Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION, Feature.INSPECTION, Feature.REVOCATION));
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public TairLockBackend() {
@@ -70,6 +70,6 @@ public final class TairLockBackend extends AbstractLockBackend {
     protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
         RedisEndpoint endpoint = RedisEndpoint.parse(uri, RedisEndpoint.OPTIONS).withCredentials(options);
         int poolSize = endpoint.intOption("poolSize", 8, 1, 64);
-        return TairLockDriver.connect(endpoint, options, poolSize);
+        return TairLockDriver.connect(endpoint, options, poolSize, context);
     }
 }

@@ -9,8 +9,10 @@ import redis.clients.jedis.Jedis;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static io.distlock.Feature.AUTO_RENEWAL;
 import static io.distlock.Feature.FENCING_TOKENS;
+import static io.distlock.Feature.INSPECTION;
 import static io.distlock.Feature.LEASE_EXTENSION;
 import static io.distlock.Feature.LOSS_NOTIFICATION;
+import static io.distlock.Feature.REVOCATION;
 import static io.distlock.Feature.WAIT_NOTIFICATION;
 import static io.distlock.Guarantee.EFFICIENCY;
 
@@ -23,7 +25,8 @@ class PackagingTest extends BackendPackagingCheck {
 
     PackagingTest() {
         super(RedisFamilyPackaging.member("io.distlock.tair", TairLockBackend.class)
-                .scheme("tair", EFFICIENCY, FENCING_TOKENS, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, WAIT_NOTIFICATION)
+                .scheme("tair", EFFICIENCY, FENCING_TOKENS, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, WAIT_NOTIFICATION,
+                        INSPECTION, REVOCATION)
                 .requires("redis.clients.jedis", "alibabacloud.tairjedis.sdk")
                 .driverJars("alibabacloud-tairjedis-sdk")
                 .mayDependOn("Jedis for the connection a RedisNode lends, TairString for CAS and CAD",

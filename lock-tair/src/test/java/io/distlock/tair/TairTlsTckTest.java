@@ -37,9 +37,7 @@ class TairTlsTckTest extends LockVerification {
      * CAD, the notifications, and {@code CLIENT INFO}/{@code CLIENT KILL} for taking back a write whose
      * reply was lost; {@code COMMAND INFO} for the check at connect that CAS and CAD exist.
      */
-    static final String[] LOCKER_RULES = {"~distlock:*", "&distlock:*", "+ping", "+command|info", "+client|info",
-            "+client|kill", "+multi", "+exec", "+set", "+incr", "+pttl", "+type", "+cas", "+cad", "+publish",
-            "+subscribe", "+unsubscribe"};
+    static final String[] LOCKER_RULES = TairInspectionTest.LOCKER_RULES;
 
     /** The {@code default} user's password is the admin secret: the fixture's own connections use it, never distlock. */
     static final Principals PRINCIPALS = new Principals(List.of(LOCKER_RULES), "pw-TairTls-61a0", "pw-TairIntruder-2c94",

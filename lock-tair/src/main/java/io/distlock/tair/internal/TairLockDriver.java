@@ -5,30 +5,38 @@ import com.aliyun.tair.tairstring.TairString;
 import com.aliyun.tair.tairstring.params.CasParams;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
+import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.redis.support.LockScripts;
+import io.distlock.redis.support.LockSnapshot;
+import io.distlock.redis.support.OwnerRecord;
 import io.distlock.redis.support.RedisEndpoint;
 import io.distlock.redis.support.RedisFailure;
 import io.distlock.redis.support.RedisLockDriver;
 import io.distlock.redis.support.RedisNode;
+import io.distlock.redis.support.Revocations;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Revoked;
 import io.distlock.spi.Watch;
 import io.distlock.tair.internal.StrayWrites.ClientRef;
 
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -83,6 +91,12 @@ public final class TairLockDriver implements LockDriver {
     private final AtomicBoolean killRefusalLogged = new AtomicBoolean();
     /** Per owner token of a grant: the latest deadline a confirmed acquire or extension asked for. */
     private final Map<String, Hold> holds = new ConcurrentHashMap<>();
+    /**
+     * Per owner token of a grant: the owner record this driver wrote for it, so that its extension
+     * and release touch that record only ({@code CAS}/{@code CAD} compare the whole value).
+     */
+    private final Map<String, String> records = new ConcurrentHashMap<>();
+    private final Revocations revocations;
 
     /**
      * What keeps extensions of one grant monotone without {@code PEXPIRE … GT}: {@code CAS … PX}
@@ -103,9 +117,10 @@ public final class TairLockDriver implements LockDriver {
         }
     }
 
-    private TairLockDriver(RedisNode node, Duration operationTimeout) {
+    private TairLockDriver(RedisNode node, Duration operationTimeout, DriverContext context) {
         this.node = node;
         this.operationTimeoutNanos = operationTimeout.toNanos();
+        this.revocations = new Revocations(context);
     }
 
     /**
@@ -115,15 +130,16 @@ public final class TairLockDriver implements LockDriver {
      * @param endpoint the server
      * @param options  the timeouts
      * @param poolSize most connections held at once
+     * @param context  the engine: the owner description grants record, and where revocations go
      * @return the connected driver
      * @throws BackendUnavailableException if the server cannot be reached
      * @throws LockException               if it refuses the credentials, or lacks {@code CAS} or
      *                                     {@code CAD} (the message names which)
      */
-    public static TairLockDriver connect(RedisEndpoint endpoint, LockOptions options, int poolSize) {
+    public static TairLockDriver connect(RedisEndpoint endpoint, LockOptions options, int poolSize, DriverContext context) {
         RedisNode node = RedisNode.connect(endpoint, options.connectTimeout(), options.operationTimeout(), poolSize);
         try {
-            TairLockDriver driver = new TairLockDriver(node, options.operationTimeout());
+            TairLockDriver driver = new TairLockDriver(node, options.operationTimeout(), context);
             List<String> missing = node.withConnection("check that the server knows CAS and CAD", jedis -> {
                 List<?> infos = (List<?>) jedis.sendCommand(Command.COMMAND, "INFO", "CAS", "CAD");
                 driver.clientRef(jedis.getConnection());
@@ -155,20 +171,26 @@ public final class TairLockDriver implements LockDriver {
         String key = LockScripts.lockKey(name);
         long lease = RedisLockDriver.millis(request.leaseTime());
         long sent = System.nanoTime();
+        revocations.listenOn(node); // subscribed while the acquire is on its way
+        java.util.concurrent.atomic.AtomicReference<Object> acquiredAt = new java.util.concurrent.atomic.AtomicReference<>();
         Object exec = write("acquire '" + name + "'", token, false, (jedis, c) -> {
             c.sendCommand(Command.MULTI);
             c.sendCommand(Command.SET, key, token, "NX", "PX", Long.toString(lease), "GET");
             c.sendCommand(Command.INCR, LockScripts.fenceKey(name));
             c.sendCommand(Command.PTTL, key);
             c.sendCommand(Command.EXEC);
-            List<Object> all = c.getMany(5);
-            for (Object reply : all) {
+            // The grant's time for its owner record: right behind the transaction, in the same round
+            // trip, but outside it, so that a user whose ACL line predates it (no +time) still locks.
+            c.sendCommand(Command.TIME);
+            List<Object> all = c.getMany(6);
+            for (Object reply : all.subList(0, 5)) {
                 // A command the ACL refuses is refused when queued, and EXEC then aborts: the refusal
                 // (NOPERM) is the answer, not EXECABORT.
                 if (reply instanceof JedisDataException e && refusal(e)) {
                     throw e;
                 }
             }
+            acquiredAt.set(all.get(5)); // an error reply (refused) is no time
             return all.get(4);
         });
         if (!(exec instanceof List<?> replies) || replies.size() != 3) {
@@ -180,6 +202,7 @@ public final class TairLockDriver implements LockDriver {
         if (holder == null) {
             if (fence instanceof Long value) {
                 holds.put(token, new Hold(sent + lease * 1_000_000));
+                granted(request, value, acquiredAt.get(), lease);
                 return Attempt.granted(new Grant(request, OptionalLong.of(value), null));
             }
             undo(name, token);
@@ -192,9 +215,10 @@ public final class TairLockDriver implements LockDriver {
         if (holder instanceof byte[] holding && token.equals(new String(holding, StandardCharsets.UTF_8))) {
             // An earlier attempt of this request took the lock and its reply was lost: granted again,
             // its expiry moved to a whole lease from now (it started with the earlier attempt).
-            if (extend(name, token, lease)) {
+            if (extend(name, token, lease).isExtended()) {
                 if (fence instanceof Long fenceValue) {
                     holds.put(token, new Hold(sent + lease * 1_000_000));
+                    granted(request, fenceValue, acquiredAt.get(), lease);
                     return Attempt.granted(new Grant(request, OptionalLong.of(fenceValue), null));
                 }
                 undo(name, token);
@@ -204,6 +228,39 @@ public final class TairLockDriver implements LockDriver {
         }
         long pttl = replies.get(2) instanceof Long value ? value : -1;
         return pttl >= 0 ? Attempt.busy(Duration.ofMillis(pttl)) : Attempt.busy();
+    }
+
+    /**
+     * After a grant: writes its owner record ({@link OwnerRecord}: fence, the server's {@code TIME}
+     * read right behind the acquire's transaction, owner token, owner description) with the lease's expiry,
+     * and listens for the lease's revocation. Tair has no Lua, and a transaction has no condition, so
+     * the record is written in a second round trip, by the grant it describes — never by a busy
+     * attempt, which would overwrite the holder's. A record that could not be written (no answer)
+     * only leaves the lease shown without an owner: the grant stands.
+     */
+    private void granted(LockRequest request, long fence, Object time, long lease) {
+        Instant at = null;
+        if (time instanceof List<?> t && t.size() == 2) {
+            at = Instant.ofEpochSecond(Long.parseLong(text(t.get(0))), Long.parseLong(text(t.get(1))) * 1000);
+            at = Instant.ofEpochMilli(at.toEpochMilli());
+        }
+        String record = new OwnerRecord(OptionalLong.of(fence), at, request.ownerToken(), revocations.owner()).format();
+        records.put(request.ownerToken(), record);
+        try {
+            write("record the owner of '" + request.name() + "'", null, false, (jedis, c) -> {
+                c.sendCommand(Command.SET, LockScripts.ownerKey(request.name()), record, "PX", Long.toString(lease));
+                return c.getOne();
+            });
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "the owner record of ''{0}'' on {1} was not written: {2}", request.name(),
+                    node.endpoint(), e.getMessage());
+        }
+        revocations.granted(request.name(), request.ownerToken(), lease);
+        revocations.awaitListening(node);
+    }
+
+    private static String text(Object reply) {
+        return reply instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(reply);
     }
 
     /** A fence key that holds no counter: the grant it came with was deleted again. */
@@ -233,9 +290,9 @@ public final class TairLockDriver implements LockDriver {
         try {
             long now = System.nanoTime();
             long lease = atLeastWhatIsLeft(RedisLockDriver.millis(leaseTime), hold, now);
-            boolean extended = extend(grant.name(), token, lease);
-            settle(token, hold, extended, now, lease);
-            return ExtendOutcome.of(extended);
+            ExtendOutcome outcome = extend(grant.name(), token, lease);
+            settle(token, hold, outcome.isExtended(), now, lease);
+            return outcome;
         } finally {
             hold.lock.unlock();
         }
@@ -250,22 +307,61 @@ public final class TairLockDriver implements LockDriver {
     private void settle(String token, Hold hold, boolean extended, long sent, long leaseMillis) {
         if (extended) {
             hold.deadline = Math.max(hold.deadline, sent + leaseMillis * 1_000_000);
+            revocations.extended(token, leaseMillis);
         } else {
             holds.remove(token, hold); // lost: nothing more to keep monotone
+            records.remove(token);
+            revocations.ended(token);
         }
     }
 
-    /** {@code CAS key token token PX lease}: 1 if the token holds the key; a key of another type is not held. */
-    private boolean extend(String name, String token, long lease) {
-        return write("extend '" + name + "'", null, false, (jedis, c) -> {
-            try {
-                return new TairString(jedis).cas(LockScripts.lockKey(name), token, token, new CasParams().px(lease)) == 1L;
-            } catch (JedisDataException e) {
+    /**
+     * {@code CAS key token token PX lease}, and the same on the grant's owner record (pipelined; its
+     * answer does not count: a record that is not there only shows no owner): extended if the token
+     * holds the key; a key of another type is not held. Not held: the revocation marker says whether
+     * an operator revoked it ({@link #revokedReason}).
+     */
+    private ExtendOutcome extend(String name, String token, long lease) {
+        String record = records.get(token);
+        boolean extended = write("extend '" + name + "'", null, false, (jedis, c) -> {
+            c.sendCommand(ModuleCommand.CAS, LockScripts.lockKey(name), token, token, "PX", Long.toString(lease));
+            if (record != null) {
+                c.sendCommand(ModuleCommand.CAS, LockScripts.ownerKey(name), record, record, "PX", Long.toString(lease));
+            }
+            List<Object> replies = c.getMany(record != null ? 2 : 1);
+            Object reply = replies.get(0);
+            if (reply instanceof JedisDataException e) {
                 if (isWrongType(e)) {
                     return false;
                 }
                 throw e;
             }
+            return reply instanceof Long value && value == 1L;
+        });
+        if (extended) {
+            return ExtendOutcome.extended();
+        }
+        return revokedReason(List.<String[]>of(new String[] {name, token})).get(0).map(ExtendOutcome::revoked).orElse(ExtendOutcome.lost());
+    }
+
+    /**
+     * The revocation markers of leases found not held, read in one pipelined round trip: an
+     * operator revoked those that have one. A user without read rights on the markers (the line
+     * before revocation) is answered "none": its leases end as lost, not revoked.
+     *
+     * @param leases each a lock name and an owner token
+     * @return per lease, the revocation's reason if there is a marker
+     */
+    private List<Optional<String>> revokedReason(List<String[]> leases) {
+        return write("check the revocation of " + leases.size() + " lease(s)", null, false, (jedis, c) -> {
+            for (String[] lease : leases) {
+                c.sendCommand(Command.GET, LockScripts.revokedKey(lease[0], lease[1]));
+            }
+            List<Optional<String>> reasons = new ArrayList<>(leases.size());
+            for (Object reply : c.getMany(leases.size())) {
+                reasons.add(reply instanceof byte[] bytes ? Optional.of(new String(bytes, StandardCharsets.UTF_8)) : Optional.empty());
+            }
+            return reasons;
         });
     }
 
@@ -297,14 +393,33 @@ public final class TairLockDriver implements LockDriver {
                     chunkHolds[i] = byToken.get(chunk.get(i).grant().ownerToken());
                     leases[i] = atLeastWhatIsLeft(RedisLockDriver.millis(chunk.get(i).leaseTime()), chunkHolds[i], now);
                 }
+                String[] chunkRecords = new String[chunk.size()];
+                for (int i = 0; i < chunk.size(); i++) {
+                    chunkRecords[i] = records.get(chunk.get(i).grant().ownerToken());
+                }
                 List<Object> replies = write("renew " + renewals.size() + " leases", null, false, (jedis, c) -> {
+                    int sentCalls = 0;
                     for (int i = 0; i < chunk.size(); i++) {
                         Grant g = chunk.get(i).grant();
                         c.sendCommand(ModuleCommand.CAS, LockScripts.lockKey(g.name()), g.ownerToken(), g.ownerToken(),
                                 "PX", Long.toString(leases[i]));
+                        sentCalls++;
+                        if (chunkRecords[i] != null) {
+                            c.sendCommand(ModuleCommand.CAS, LockScripts.ownerKey(g.name()), chunkRecords[i], chunkRecords[i],
+                                    "PX", Long.toString(leases[i]));
+                            sentCalls++;
+                        }
                     }
-                    return c.getMany(chunk.size());
+                    List<Object> all = c.getMany(sentCalls);
+                    List<Object> locks = new ArrayList<>(chunk.size());
+                    for (int i = 0, at = 0; i < chunk.size(); i++) {
+                        locks.add(all.get(at));
+                        at += chunkRecords[i] != null ? 2 : 1; // the record's answer does not count
+                    }
+                    return locks;
                 });
+                List<Integer> lost = new ArrayList<>();
+                ExtendOutcome[] chunkOutcomes = new ExtendOutcome[chunk.size()];
                 for (int i = 0; i < replies.size(); i++) {
                     Object reply = replies.get(i);
                     if (reply instanceof JedisDataException e && !isWrongType(e)) {
@@ -313,8 +428,21 @@ public final class TairLockDriver implements LockDriver {
                     }
                     boolean extended = reply instanceof Long value && value == 1L;
                     settle(chunk.get(i).grant().ownerToken(), chunkHolds[i], extended, now, leases[i]);
-                    outcomes.add(ExtendOutcome.of(extended));
+                    chunkOutcomes[i] = ExtendOutcome.of(extended);
+                    if (!extended) {
+                        lost.add(i);
+                    }
                 }
+                if (!lost.isEmpty()) {
+                    List<String[]> gone = new ArrayList<>();
+                    lost.forEach(i -> gone.add(new String[] {chunk.get(i).grant().name(), chunk.get(i).grant().ownerToken()}));
+                    List<Optional<String>> reasons = revokedReason(gone);
+                    for (int k = 0; k < lost.size(); k++) {
+                        int i = lost.get(k);
+                        reasons.get(k).ifPresent(reason -> chunkOutcomes[i] = ExtendOutcome.revoked(reason));
+                    }
+                }
+                outcomes.addAll(List.of(chunkOutcomes));
             } finally {
                 for (int i = locked.size() - 1; i >= 0; i--) {
                     locked.get(i).lock.unlock();
@@ -328,12 +456,18 @@ public final class TairLockDriver implements LockDriver {
     @Override
     public boolean release(Grant grant) {
         holds.remove(grant.ownerToken());
+        revocations.ended(grant.ownerToken());
         String name = grant.name();
+        String record = records.get(grant.ownerToken());
         List<Object> replies = write("release '" + name + "'", grant.ownerToken(), true, (jedis, c) -> {
             c.sendCommand(ModuleCommand.CAD, LockScripts.lockKey(name), grant.ownerToken());
             c.sendCommand(Command.PUBLISH, LockScripts.releaseChannel(name), "released");
-            return c.getMany(2);
+            if (record != null) {
+                c.sendCommand(ModuleCommand.CAD, LockScripts.ownerKey(name), record);
+            }
+            return c.getMany(record != null ? 3 : 2);
         });
+        records.remove(grant.ownerToken());
         return deleted(replies.get(0), name);
     }
 
@@ -348,16 +482,27 @@ public final class TairLockDriver implements LockDriver {
             List<Grant> chunk = grants.subList(from, Math.min(grants.size(), from + PIPELINE_CHUNK));
             try {
                 write("release " + chunk.size() + " leases", null, false, (jedis, c) -> {
+                    int sentCalls = 0;
                     for (Grant g : chunk) {
                         c.sendCommand(ModuleCommand.CAD, LockScripts.lockKey(g.name()), g.ownerToken());
                         c.sendCommand(Command.PUBLISH, LockScripts.releaseChannel(g.name()), "released");
+                        sentCalls += 2;
+                        String record = records.get(g.ownerToken());
+                        if (record != null) {
+                            c.sendCommand(ModuleCommand.CAD, LockScripts.ownerKey(g.name()), record);
+                            sentCalls++;
+                        }
                     }
-                    return c.getMany(chunk.size() * 2);
+                    return c.getMany(sentCalls);
                 });
             } catch (BackendUnavailableException e) {
                 return List.copyOf(grants.subList(from, grants.size()));
             }
-            chunk.forEach(g -> holds.remove(g.ownerToken()));
+            chunk.forEach(g -> {
+                holds.remove(g.ownerToken());
+                records.remove(g.ownerToken());
+                revocations.ended(g.ownerToken());
+            });
         }
         return List.of();
     }
@@ -371,6 +516,7 @@ public final class TairLockDriver implements LockDriver {
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
         holds.remove(request.ownerToken());
+        revocations.ended(request.ownerToken());
         if (!outcomeUnknown && strays.nothingToKill(request.ownerToken())) {
             return;
         }
@@ -396,8 +542,142 @@ public final class TairLockDriver implements LockDriver {
         return node.watch(name, onChange);
     }
 
+    /** One round trip: the Redis family's {@code MULTI} of reads ({@link LockSnapshot}), which needs no Lua. */
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        LockSnapshot snapshot = node.inspect(name);
+        if (snapshot.wrongType()) {
+            throw new LockException("Tair at " + node.endpoint() + ": lock key " + LockScripts.lockKey(name)
+                    + " holds another type than a string: it is not a distlock lock");
+        }
+        return snapshot.held() ? Optional.of(snapshot.info(true, false)) : Optional.empty();
+    }
+
+    /** {@code SCAN} of the whole keyspace in batches, then the first {@code limit} locks read pipelined. */
+    @Override
+    public List<LockInfo> holders(String prefix, int limit) {
+        List<LockInfo> holders = new ArrayList<>();
+        for (LockSnapshot snapshot : node.inspectAll(node.scanLockNames(prefix, limit))) {
+            if (snapshot.held() && !snapshot.wrongType()) {
+                holders.add(snapshot.info(true, false));
+            }
+        }
+        return holders;
+    }
+
+    /**
+     * {@link #revoke} tries again, after a transaction a change of the lock aborted, until its
+     * operation timeout has passed; between tries it pauses up to a millisecond at random, so that a
+     * holder that releases and retakes the lock in a tight loop does not win every race.
+     */
+    private static final long REVOKE_PAUSE_NANOS = 1_000_000;
+
+    /**
+     * Without Lua: an optimistic transaction. {@code WATCH} the lock key, read the holder ({@code GET}s and {@code PTTL}, pipelined); then, in one {@code MULTI}/{@code EXEC}:
+     * the revocation marker first, {@code INCR} of the fence, {@code DEL} of the lock key and the
+     * record, and the two notices. {@code EXEC} runs all of it atomically, and only if the lock key
+     * did not change since the read: a lock another client took in between (or the holder extended
+     * or released) aborts it, and it is tried again from the read, until the operation timeout. A principal without
+     * the right to write the marker is refused when the {@code SET} is queued, so {@code EXEC}
+     * aborts ({@code EXECABORT}) and nothing changes.
+     */
+    @Override
+    public Optional<Revoked> revoke(String name, String reason) {
+        long deadline = System.nanoTime() + operationTimeoutNanos;
+        for (int attempt = 1; ; attempt++) {
+            Optional<Optional<Revoked>> done = write("revoke '" + name + "'", null, false, (jedis, c) -> revokeOnce(c, name, reason));
+            if (done.isPresent()) {
+                return done.get();
+            }
+            if (System.nanoTime() - deadline >= 0) {
+                throw new BackendUnavailableException(node.endpoint().toString(), "Tair at " + node.endpoint() + ": lock '" + name
+                        + "' changed during each of " + attempt + " revoke transactions (WATCH aborted EXEC) within the"
+                        + " operation timeout: nothing was revoked; try again", null);
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.ThreadLocalRandom.current().nextLong(REVOKE_PAUSE_NANOS));
+        }
+    }
+
+    /** One optimistic attempt; empty if {@code EXEC} was aborted by a change of a watched key. */
+    private Optional<Optional<Revoked>> revokeOnce(Connection c, String name, String reason) {
+        String lockKey = LockScripts.lockKey(name);
+        String ownerKey = LockScripts.ownerKey(name);
+        String fenceKey = LockScripts.fenceKey(name);
+        boolean watching = true;
+        try {
+            // Only the lock key is watched: its owner record changes without the lock changing hands
+            // (written in the grant's second round trip, extended), and deleting it with its lease is right.
+            c.sendCommand(Command.WATCH, lockKey);
+            c.sendCommand(Command.GET, lockKey);
+            c.sendCommand(Command.PTTL, lockKey);
+            c.sendCommand(Command.GET, ownerKey);
+            c.sendCommand(Command.GET, fenceKey);
+            List<Object> read = c.getMany(5);
+            for (Object reply : read) {
+                if (reply instanceof JedisDataException e && refusal(e)) {
+                    throw e;
+                }
+            }
+            if (read.get(1) instanceof JedisDataException e) {
+                throw new LockException("Tair at " + node.endpoint() + ": lock key " + lockKey + " holds another type than a"
+                        + " string: it is not a distlock lock; nothing was revoked (" + e.getMessage() + ")");
+            }
+            if (read.get(1) == null) {
+                return Optional.of(Optional.empty()); // not held: nothing changes
+            }
+            String token = text(read.get(1));
+            long pttl = read.get(2) instanceof Long value ? value : -1;
+            OwnerRecord record = read.get(3) instanceof byte[] bytes ? OwnerRecord.parse(new String(bytes, StandardCharsets.UTF_8)) : null;
+            OptionalLong counter = OptionalLong.empty();
+            if (read.get(4) instanceof byte[] bytes) {
+                try {
+                    counter = OptionalLong.of(Long.parseLong(new String(bytes, StandardCharsets.UTF_8)));
+                } catch (NumberFormatException e) {
+                    // not a counter
+                }
+            }
+            c.sendCommand(Command.MULTI);
+            c.sendCommand(Command.SET, LockScripts.revokedKey(name, token), reason, "PX",
+                    Long.toString(Math.max(0, pttl) + LockScripts.REVOKED_MARKER_GRACE_MILLIS));
+            c.sendCommand(Command.INCR, fenceKey);
+            c.sendCommand(Command.DEL, lockKey, ownerKey);
+            c.sendCommand(Command.PUBLISH, LockScripts.REVOKED_CHANNEL, token + " " + name);
+            c.sendCommand(Command.PUBLISH, LockScripts.releaseChannel(name), "revoked");
+            c.sendCommand(Command.EXEC);
+            List<Object> replies = c.getMany(7);
+            watching = false; // EXEC ends the WATCH, whatever it answers
+            for (Object reply : replies) {
+                if (reply instanceof JedisDataException e && refusal(e)) {
+                    throw e; // refused when queued: EXEC aborted, nothing changed
+                }
+            }
+            Object exec = replies.get(6);
+            if (exec == null) {
+                return Optional.empty(); // a watched key changed in between: nothing was done
+            }
+            if (!(exec instanceof List<?> done) || done.stream().anyMatch(JedisDataException.class::isInstance)) {
+                throw new LockException("Tair at " + node.endpoint() + " failed to revoke '" + name + "': " + exec);
+            }
+            if (record != null && !record.ownerToken().equals(token)) {
+                record = null; // left behind by an earlier lease
+            }
+            LockSnapshot snapshot = new LockSnapshot(name, token, pttl, record, counter, false);
+            return Optional.of(Optional.of(new Revoked(snapshot.info(true, false), token)));
+        } finally {
+            if (watching) {
+                try {
+                    c.sendCommand(Command.UNWATCH); // never hand a watching connection back to the pool
+                    c.getOne();
+                } catch (RuntimeException e) {
+                    c.setBroken();
+                }
+            }
+        }
+    }
+
     @Override
     public void close() {
+        revocations.close();
         node.close();
     }
 
