@@ -2,12 +2,18 @@ package io.distlock.zookeeper.internal;
 
 import io.distlock.spi.LockNames;
 
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 
 /**
- * Where locks live: {@code <chroot>/<encoded name>/lock-<owner token>-<sequence>}.
+ * Where locks live: {@code <chroot>/<encoded name>/lock-<owner token>-<sequence>}, and where the
+ * records of revocations are kept: {@code <chroot>/.revoked/<owner token>} (a name that starts with
+ * {@code .} is never an encoded lock name).
  *
  * <p>A lock name may hold any character but controls (see {@code LockClient.lock}); a znode name
  * may not hold {@code /}, be {@code .} or {@code ..}, or hold some Unicode ranges. So every name is
@@ -24,8 +30,64 @@ final class ZkPaths {
     private ZkPaths() {
     }
 
+    /** The child of the chroot that keeps the revocation records. */
+    static final String REVOKED = ".revoked";
+
     static String encode(String name) {
         return LockNames.pathSegment(name);
+    }
+
+    /**
+     * The lock name a child of the chroot stands for, or null if it is not an encoded lock name (the
+     * revocation records' node, or anything else an operator put there).
+     */
+    static String decode(String segment) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(segment.length());
+        for (int i = 0; i < segment.length(); i++) {
+            char c = segment.charAt(i);
+            if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
+                bytes.write(c);
+            } else if (c == '%' && i + 2 < segment.length()) {
+                int hi = Character.digit(segment.charAt(i + 1), 16);
+                int lo = Character.digit(segment.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) {
+                    return null;
+                }
+                bytes.write(hi << 4 | lo);
+                i += 2;
+            } else {
+                return null;
+            }
+        }
+        try {
+            String name = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
+            return encode(name).equals(segment) ? name : null; // only the one encoding distlock writes
+        } catch (CharacterCodingException e) {
+            return null;
+        }
+    }
+
+    static String revokedDir(String chroot) {
+        return chroot + "/" + REVOKED;
+    }
+
+    /** The revocation record of the lease whose owner token is {@code ownerToken}. */
+    static String record(String chroot, String ownerToken) {
+        return revokedDir(chroot) + "/" + ownerToken;
+    }
+
+    /** The owner token a lock node's name carries. */
+    static String ownerToken(String child) {
+        return child.substring(PREFIX.length(), child.length() - SEQUENCE_DIGITS - 1);
+    }
+
+    /**
+     * A lock node's path for people to read: the owner token in its name is left out (it is not a
+     * secret on ZooKeeper, whose ACLs guard the node, but a {@code LockInfo} never shows one); the
+     * sequence finds the node in a listing.
+     */
+    static String shown(String dir, String child) {
+        return dir + "/" + PREFIX + "*-" + child.substring(child.length() - SEQUENCE_DIGITS);
     }
 
     static String lockDir(String chroot, String name) {
