@@ -116,7 +116,7 @@ final class Rig implements AutoCloseable {
     /** Skips the rule, naming the feature, unless the backend declares {@code feature}. */
     void requireFeature(Feature feature) {
         BackendDescriptor backend = backend();
-        assumeTrue(backend.has(feature), () -> "skipped: backend '" + backend.scheme() + "' lacks feature " + feature);
+        assumeTrue(backend.has(feature), () -> VerdictExtension.LACKS_FEATURE + backend.scheme() + "' lacks feature " + feature);
     }
 
     /**

@@ -26,7 +26,8 @@ public @interface RuleSelection {
     /**
      * @return rules and groups, comma-separated, each of whose rules that runs must pass, not be
      *         skipped: a skip there (a hook part missing, SLF4J not captured) fails the class after its
-     *         verdict is written. Empty by default: skips are reported, as everywhere.
+     *         verdict is written — except a rule whose feature the backend does not declare, which it
+     *         makes no claim to. Empty by default: skips are reported, as everywhere.
      */
     String mustPass() default "";
 }

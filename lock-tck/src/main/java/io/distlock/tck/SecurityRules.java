@@ -188,6 +188,37 @@ interface SecurityRules extends RuleGroup {
         next.release();
     }
 
+    /**
+     * Rule 6.5 (see SPEC.md): revoking is an operator's act. A principal without rights on the lock
+     * cannot revoke it: its revoke throws {@link AccessDeniedException} (or its connect does), and
+     * the holder's lease stays valid.
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("6.5 a principal without rights cannot revoke a lock")
+    default void required_6_5_noRightsNoRevoke() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        rig.requireFeature(Feature.REVOCATION);
+        Supplier<LockClient> unprivileged = part(rig, Security::unprivilegedClient, "unprivilegedClient()");
+        Lease held = rig.acquireNow(rig.client(), rig.env.longLease());
+        expectAccessDenied(rig, () -> {
+            LockClient intruder = rig.track(unprivileged.get());
+            Optional<io.distlock.LockInfo> revoked = intruder.revoke(rig.name, "tck 6.5: taken by someone without rights");
+            throw new AssertionError(rig.msg("a revoke by a principal without rights on the lock returned "
+                    + (revoked.isPresent() ? "the holder it revoked" : "'not held'") + " instead of throwing AccessDeniedException"));
+        }, "a revoke");
+        assertTrue(held.isValid(), rig.msg("an unprivileged principal's revoke ended the holder's lease"));
+        Optional<Lease> other = rig.track(rig.client().lock(rig.name).tryAcquire(rig.env.shortLease()));
+        assertTrue(other.isEmpty(), rig.msg("after an unprivileged principal's refused revoke, another client was granted the"
+                + " lock while the holder's lease is valid"));
+        if (rig.backend().has(Feature.LEASE_EXTENSION)) {
+            assertTrue(held.extend(rig.env.longLease()), rig.msg("after an unprivileged principal's refused revoke, the holder"
+                    + " could not extend its lease"));
+        }
+        held.release();
+    }
+
     private static void expectAccessDenied(Rig rig, Rig.Call<Optional<Lease>> attempt, String what) throws InterruptedException {
         Throwable thrown = null;
         try {

@@ -42,8 +42,16 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
     static final String NOT_RUN = "not run: ";
     /** Detail prefix of a rule skipped because its fault cannot happen to the backend ({@link NodeFaults#impossible()}). */
     static final String DOES_NOT_APPLY = "does not apply: ";
+    /**
+     * How the skip message of a rule begins whose feature the backend does not declare
+     * ({@link Rig#requireFeature}): a rule the backend makes no claim to, so neither a
+     * {@link RuleSelection#mustPass()} failure nor a security rule that "did not pass".
+     */
+    static final String LACKS_FEATURE = "skipped: backend '";
     /** How the numbers of group 7's rules (the {@code Lock} view) begin. */
     private static final String VIEW_GROUP = "7.";
+    /** How the numbers of group 8's rules (inspection and revocation) begin. */
+    private static final String INSPECTION_GROUP = "8.";
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(VerdictExtension.class);
 
@@ -152,7 +160,8 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
         RuleSelection selection = context.getRequiredTestClass().getAnnotation(RuleSelection.class);
         if (selection != null && !selection.mustPass().isBlank()) {
             List<String> notPassed = verdict.results.stream()
-                    .filter(r -> RuleFilter.matches(r.rule(), selection.mustPass()) && r.status() != Status.PASSED)
+                    .filter(r -> RuleFilter.matches(r.rule(), selection.mustPass()) && r.status() != Status.PASSED
+                            && !lacksFeature(r))
                     .sorted(Comparator.comparing(RuleResult::rule, VerdictExtension::compareRuleIds))
                     .map(r -> r.rule() + " " + r.status().name().toLowerCase(java.util.Locale.ROOT) + ": " + cell(r.detail()))
                     .collect(Collectors.toList());
@@ -181,7 +190,8 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
         // Group 6 (security) is outside the guarantee: its rules that did not run are reported on a line of their own.
         List<String> notRun = results.stream().filter(r -> r.status() == Status.SKIPPED && r.detail().startsWith(NOT_RUN)
                         && !isSecurityRule(r.rule())).map(RuleResult::rule).collect(Collectors.toList());
-        List<RuleResult> security = results.stream().filter(r -> isSecurityRule(r.rule())).collect(Collectors.toList());
+        List<RuleResult> security = results.stream().filter(r -> isSecurityRule(r.rule()) && !lacksFeature(r))
+                .collect(Collectors.toList());
         long securityPassed = security.stream().filter(r -> r.status() == Status.PASSED).count();
         List<String> notApplicable = results.stream().filter(r -> r.status() == Status.SKIPPED && r.detail().startsWith(DOES_NOT_APPLY))
                 .map(RuleResult::rule).collect(Collectors.toList());
@@ -223,7 +233,12 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
         }
         List<RuleResult> view = results.stream().filter(r -> r.rule().startsWith(VIEW_GROUP)).collect(Collectors.toList());
         if (!view.isEmpty()) {
-            s.append("- the `Lock` view (group 7): ").append(viewLine(view)).append('\n');
+            s.append("- the `Lock` view (group 7): ").append(groupLine("7", view)).append('\n');
+        }
+        List<RuleResult> inspection = results.stream().filter(r -> r.rule().startsWith(INSPECTION_GROUP))
+                .collect(Collectors.toList());
+        if (!inspection.isEmpty()) {
+            s.append("- inspection and revocation (group 8): ").append(groupLine("8", inspection)).append('\n');
         }
         s.append('\n');
         s.append("| rule | | result | detail |\n|---|---|---|---|\n");
@@ -248,14 +263,15 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
     }
 
     /**
-     * Group 7 checks the engine's {@code Lock} view on the backend: part of the guarantee (a failed
-     * rule fails the declaration like any other), and summed up on a line of its own, since a backend
-     * without auto-renewal has no view and skips the whole group by name.
+     * Groups 7 (the engine's {@code Lock} view on the backend) and 8 (inspection and revocation) are
+     * part of the guarantee (a failed rule fails the declaration like any other), and each is summed
+     * up on a line of its own, since a backend without their features (auto-renewal; inspection,
+     * revocation) skips the whole group by name.
      */
-    private static String viewLine(List<RuleResult> view) {
+    private static String groupLine(String group, List<RuleResult> view) {
         long passed = view.stream().filter(r -> r.status() == Status.PASSED).count();
         if (passed == view.size()) {
-            return "shown: every rule of group 7 ran and passed";
+            return "shown: every rule of group " + group + " ran and passed";
         }
         List<String> failed = view.stream().filter(r -> r.status() == Status.FAILED).map(RuleResult::rule)
                 .collect(Collectors.toList());
@@ -263,6 +279,10 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
             return "not verified: " + cell(view.get(0).detail());
         }
         return passed + " of " + view.size() + " rules passed" + (failed.isEmpty() ? "" : "; failed " + String.join(", ", failed));
+    }
+
+    private static boolean lacksFeature(RuleResult r) {
+        return r.status() == Status.SKIPPED && r.detail().startsWith(LACKS_FEATURE);
     }
 
     private static boolean isSecurityRule(String rule) {

@@ -57,6 +57,19 @@ class VerdictExtensionTest {
     }
 
     @Test
+    void aSecurityRuleForAFeatureTheBackendDoesNotDeclareLeavesGroupSixShownAndGroupEightNamesTheSkip() {
+        VerdictExtension.Verdict verdict = verdict(Guarantee.EFFICIENCY);
+        verdict.results.add(new VerdictExtension.RuleResult("6.1", "wrong password", VerdictExtension.Status.PASSED, ""));
+        verdict.results.add(new VerdictExtension.RuleResult("6.5", "no revoke without rights", VerdictExtension.Status.SKIPPED,
+                VerdictExtension.LACKS_FEATURE + "demo' lacks feature REVOCATION"));
+        verdict.results.add(new VerdictExtension.RuleResult("8.1", "inspect", VerdictExtension.Status.SKIPPED,
+                VerdictExtension.LACKS_FEATURE + "demo' lacks feature INSPECTION"));
+        assertThat(VerdictExtension.render(verdict, "demo", "DemoTest"))
+                .contains("security (group 6): shown: every rule of group 6 ran and passed")
+                .contains("inspection and revocation (group 8): not verified: skipped: backend 'demo' lacks feature INSPECTION");
+    }
+
+    @Test
     void theLockViewGroupIsSummedUpOnItsOwnLineAndAFailureThereFailsTheDeclaration() {
         VerdictExtension.Verdict shown = verdict(Guarantee.CORRECTNESS);
         shown.results.add(new VerdictExtension.RuleResult("7.2", "unlock in a partition", VerdictExtension.Status.PASSED, ""));

@@ -149,7 +149,7 @@ class BrokenBackendsTest {
                     .findFirst().orElseThrow();
         }
         assertThat(Files.readString(verdict, StandardCharsets.UTF_8))
-                .as("the verdict is written first").contains("security (group 6): 0 of 4 rules passed");
+                .as("the verdict is written first").contains("security (group 6): 0 of 5 rules passed");
     }
 
     /** The test method of the rule numbered {@code rule}: the one whose display name starts with the number. */

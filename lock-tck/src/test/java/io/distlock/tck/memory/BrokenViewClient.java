@@ -69,6 +69,21 @@ final class BrokenViewClient implements LockClient {
     }
 
     @Override
+    public java.util.Optional<io.distlock.LockInfo> inspect(String name) {
+        return client.inspect(name);
+    }
+
+    @Override
+    public java.util.List<io.distlock.LockInfo> holders(String prefix, int limit) {
+        return client.holders(prefix, limit);
+    }
+
+    @Override
+    public java.util.Optional<io.distlock.LockInfo> revoke(String name, String reason) {
+        return client.revoke(name, reason);
+    }
+
+    @Override
     public void close() {
         client.close();
     }

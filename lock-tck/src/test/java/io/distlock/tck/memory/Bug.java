@@ -167,7 +167,22 @@ enum Bug {
             fails("4.15", "handed out fencing token")),
     /** FENCING_TOKENS is declared, but the leases carry no token. */
     NO_FENCING_TOKEN("missing-token", Shape.ONE_LINK,
-            fails("4.15", "declaring FENCING_TOKENS has no fencing token"));
+            fails("4.15", "declaring FENCING_TOKENS has no fencing token")),
+    /** Inspection shows the last holder it saw after the lock was released (a cache of what it read before). */
+    STALE_INSPECTION("stale-inspection", Shape.ONE_LINK,
+            fails("8.1", "still showed a holder after")),
+    /**
+     * A revoke deletes the holder's grant but does not move the fence: the next grant reuses the
+     * evicted holder's token (a fence kept per holder), so a fenced resource cannot tell the two apart.
+     */
+    REVOKE_REUSES_TOKEN("revoke-reuses-token", Shape.ONE_LINK,
+            fails("8.3", "not above the revoked holder's")),
+    /**
+     * A revoke deletes the holder's grant and tells nobody, and leaves no trace for the holder's next
+     * extension (a hand-made {@code DEL}): the evicted holder goes on believing its lease valid.
+     */
+    REVOKE_UNNOTICED("revoke-unnoticed", Shape.ONE_LINK,
+            fails("8.3", "still believes its lease valid"));
 
     /** The scheme of {@link MemoryBackend.Broken}, which serves every variant of a server or driver defect. */
     static final String BROKEN_SCHEME = "broken";

@@ -2,6 +2,7 @@ package io.distlock.tck.memory;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
+import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
@@ -9,10 +10,12 @@ import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Revoked;
 import io.distlock.spi.Watch;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.UUID;
@@ -184,7 +187,7 @@ final class MemoryDriver implements LockDriver {
                 if (sessionStore) {
                     server.onSession(owner(request), on);
                 }
-                return server.tryAcquire(request.name(), owner(request), request.leaseTime());
+                return server.tryAcquire(request.name(), owner(request), request.leaseTime(), context.owner());
             }, () -> resent.add(owner(request)));
         } catch (BackendUnavailableException e) {
             if (bug == Bug.UNKNOWN_AS_BUSY) {
@@ -201,7 +204,13 @@ final class MemoryDriver implements LockDriver {
             // On a session store the grant is bound to the session it was written on.
             Object boundTo = sessionStore && bug != Bug.SWEEP_FORGETS_IN_FLIGHT ? on : null;
             Grant grant = new Grant(request, token(answer), null, boundTo);
-            server.onRevoke(owner(request), () -> context.leaseLost(grant, Lease.LossReason.BACKEND_LOST));
+            server.onRevoke(owner(request), reason -> {
+                if (reason == null) {
+                    context.leaseLost(grant, Lease.LossReason.BACKEND_LOST); // the server dropped it (a session expiry)
+                } else {
+                    context.leaseRevoked(grant.ownerToken(), reason); // an operator revoked it
+                }
+            });
             if (sessionStore) {
                 recorded.add(grant);
             }
@@ -229,7 +238,13 @@ final class MemoryDriver implements LockDriver {
             return ExtendOutcome.of(holds);
         }
         try {
-            return ExtendOutcome.of(call("extend " + grant.name(), () -> server.extend(grant.name(), owner, leaseTime)));
+            return call("extend " + grant.name(), () -> {
+                if (server.extend(grant.name(), owner, leaseTime)) {
+                    return ExtendOutcome.extended();
+                }
+                String revoked = server.revocation(owner); // a revoke left its reason for the holder's next extension
+                return revoked == null ? ExtendOutcome.lost() : ExtendOutcome.revoked(revoked);
+            });
         } catch (BackendUnavailableException e) {
             if (bug == Bug.TIMEOUT_AS_LOST) {
                 return ExtendOutcome.lost(); // the defect: no answer taken for "no longer yours"
@@ -303,6 +318,39 @@ final class MemoryDriver implements LockDriver {
             watchers.remove(onChange);
             watch.close();
         };
+    }
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        server.authorize(principal, name, endpoint);
+        return Optional.ofNullable(call("inspect " + name, () -> server.inspect(name))).map(this::info);
+    }
+
+    @Override
+    public List<LockInfo> holders(String prefix, int limit) {
+        server.authorize(principal, prefix, endpoint);
+        return call("list " + prefix, () -> server.holders(prefix, limit)).stream().map(this::info).toList();
+    }
+
+    @Override
+    public Optional<Revoked> revoke(String name, String reason) {
+        server.authorize(principal, name, endpoint);
+        return Optional.ofNullable(call("revoke " + name, () -> server.revoke(name, reason)))
+                .map(holder -> new Revoked(info(holder), holder.owner()));
+    }
+
+    /** What the server showed, as the contract shows it: never the owner token. */
+    private LockInfo info(MemoryServer.Holder holder) {
+        LockInfo.Builder info = LockInfo.builder(holder.name()).owner(holder.description())
+                .acquiredAt(java.time.Instant.ofEpochMilli(holder.grantedAtMillis()), LockInfo.Clock.SERVER)
+                .waiters(holder.waiters()).detail("memory queue of '" + holder.name() + "' at " + endpoint);
+        if (fencing) {
+            info.fencingToken(holder.fence());
+        }
+        if (holder.remainingNanos() >= 0 && !sessionStore) {
+            info.remaining(Duration.ofNanos(holder.remainingNanos()));
+        }
+        return info.build();
     }
 
     @Override

@@ -44,7 +44,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code <id> ok <values…>}, {@code <id> denied <endpoint> <message>} (an
  * {@link AccessDeniedException}), {@code <id> unavailable <endpoint> <message>} (a
  * {@link BackendUnavailableException}) or {@code <id> failed <message>}. The gateway also sends
- * what the server tells a driver by itself: {@code ! changed <watch id>}, {@code ! revoked <owner>}.
+ * what the server tells a driver by itself: {@code ! changed <watch id>}, {@code ! revoked <owner> [<reason>]}
+ * (with the reason when an operator revoked it), {@code ! sessionEnded <session>}. A holder travels as its
+ * seven fields, or {@code -} for none.
  * Requests are answered concurrently, each on a thread of its own.
  */
 final class MemoryGateway {
@@ -143,7 +145,7 @@ final class MemoryGateway {
                     }
                     case "acquire" -> {
                         MemoryServer.Answer answer = server.tryAcquire(decode(request[2]), decode(request[3]),
-                                Duration.ofNanos(Long.parseLong(request[4])));
+                                Duration.ofNanos(Long.parseLong(request[4])), decode(request[5]));
                         yield answer.granted() + " " + answer.fence() + " " + answer.holderRemaining().toNanos();
                     }
                     case "extend" -> String.valueOf(server.extend(decode(request[2]), decode(request[3]),
@@ -169,8 +171,22 @@ final class MemoryGateway {
                     case "onRevoke" -> {
                         String owner = decode(request[2]);
                         revocable.add(owner);
-                        server.onRevoke(owner, () -> send("! revoked " + encode(owner)));
+                        server.onRevoke(owner, reason -> send("! revoked " + encode(owner)
+                                + (reason == null ? "" : " " + encode(reason))));
                         yield "";
+                    }
+                    case "inspect" -> holder(server.inspect(decode(request[2])));
+                    case "holders" -> {
+                        StringBuilder all = new StringBuilder();
+                        for (MemoryServer.Holder holder : server.holders(decode(request[2]), Integer.parseInt(request[3]))) {
+                            all.append(all.isEmpty() ? "" : " ").append(encode(holder(holder)));
+                        }
+                        yield all.toString();
+                    }
+                    case "revoke" -> holder(server.revoke(decode(request[2]), decode(request[3])));
+                    case "revocation" -> {
+                        String reason = server.revocation(decode(request[2]));
+                        yield reason == null ? "-" : encode(reason);
                     }
                     case "forget" -> {
                         revocable.remove(decode(request[2]));
@@ -202,6 +218,13 @@ final class MemoryGateway {
             }
         }
 
+        /** A holder as the wire carries it: its fields, encoded, one space apart; {@code -} for none. */
+        private static String holder(MemoryServer.Holder h) {
+            return h == null ? "-" : String.join(" ", encode(h.name()), encode(h.owner()), encode(h.description()),
+                    Long.toString(h.fence()), Long.toString(h.grantedAtMillis()), Long.toString(h.remainingNanos()),
+                    Integer.toString(h.waiters()));
+        }
+
         private void send(String line) {
             synchronized (out) {
                 try {
@@ -228,7 +251,7 @@ final class MemoryGateway {
         private final AtomicLong ids = new AtomicLong();
         private final Map<Long, CompletableFuture<String[]>> pending = new ConcurrentHashMap<>();
         private final Map<String, Runnable> watchers = new ConcurrentHashMap<>();
-        private final Map<String, Runnable> revocationListeners = new ConcurrentHashMap<>();
+        private final Map<String, java.util.function.Consumer<String>> revocationListeners = new ConcurrentHashMap<>();
         private final Map<String, Runnable> sessionListeners = new ConcurrentHashMap<>();
 
         /**
@@ -260,8 +283,9 @@ final class MemoryGateway {
         }
 
         @Override
-        public MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime) {
-            String[] answer = call("acquire", encode(name), encode(owner), Long.toString(leaseTime.toNanos()));
+        public MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime, String description) {
+            String[] answer = call("acquire", encode(name), encode(owner), Long.toString(leaseTime.toNanos()),
+                    encode(description));
             return new MemoryServer.Answer(Boolean.parseBoolean(answer[0]), Long.parseLong(answer[1]),
                     Duration.ofNanos(Long.parseLong(answer[2])));
         }
@@ -309,9 +333,45 @@ final class MemoryGateway {
 
         /** Registers without waiting, as the driver of this JVM's server does after its grant. */
         @Override
-        public void onRevoke(String owner, Runnable listener) {
+        public void onRevoke(String owner, java.util.function.Consumer<String> listener) {
             revocationListeners.put(owner, listener);
             send("onRevoke", encode(owner));
+        }
+
+        @Override
+        public MemoryServer.Holder inspect(String name) {
+            return holder(call("inspect", encode(name)), 0);
+        }
+
+        @Override
+        public java.util.List<MemoryServer.Holder> holders(String prefix, int limit) {
+            java.util.List<MemoryServer.Holder> all = new java.util.ArrayList<>();
+            for (String one : call("holders", encode(prefix), Integer.toString(limit))) {
+                if (!one.isEmpty()) {
+                    all.add(holder(decode(one).split(" ", -1), 0));
+                }
+            }
+            return all;
+        }
+
+        @Override
+        public MemoryServer.Holder revoke(String name, String reason) {
+            return holder(call("revoke", encode(name), encode(reason)), 0);
+        }
+
+        @Override
+        public String revocation(String owner) {
+            String reason = call("revocation", encode(owner))[0];
+            return reason.equals("-") ? null : decode(reason);
+        }
+
+        private static MemoryServer.Holder holder(String[] fields, int from) {
+            if (fields[from].equals("-")) {
+                return null;
+            }
+            return new MemoryServer.Holder(decode(fields[from]), decode(fields[from + 1]), decode(fields[from + 2]),
+                    Long.parseLong(fields[from + 3]), Long.parseLong(fields[from + 4]), Long.parseLong(fields[from + 5]),
+                    Integer.parseInt(fields[from + 6]));
         }
 
         @Override
@@ -392,9 +452,15 @@ final class MemoryGateway {
                 for (String line = in.readLine(); line != null; line = in.readLine()) {
                     String[] fields = line.split(" ", -1);
                     if (fields[0].equals("!")) {
+                        if (fields[1].equals("revoked")) {
+                            java.util.function.Consumer<String> revoked = revocationListeners.remove(decode(fields[2]));
+                            if (revoked != null) {
+                                revoked.accept(fields.length > 3 ? decode(fields[3]) : null);
+                            }
+                            continue;
+                        }
                         Runnable listener = fields[1].equals("changed") ? watchers.get(fields[2])
-                                : fields[1].equals("sessionEnded") ? sessionListeners.remove(fields[2])
-                                : revocationListeners.remove(decode(fields[2]));
+                                : sessionListeners.remove(fields[2]);
                         if (listener != null) {
                             listener.run();
                         }

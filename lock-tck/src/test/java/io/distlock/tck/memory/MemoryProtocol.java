@@ -4,6 +4,8 @@ import io.distlock.spi.DriverContext;
 import io.distlock.spi.Watch;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * What a {@link MemoryDriver} asks of its server: the memory backend's wire protocol, answered by a
@@ -17,7 +19,7 @@ interface MemoryProtocol {
     void authorize(String principal, String name, String endpoint);
 
     /** See {@link MemoryServer#tryAcquire}. */
-    MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime);
+    MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime, String description);
 
     /** See {@link MemoryServer#extend}. */
     boolean extend(String name, String owner, Duration leaseTime);
@@ -35,7 +37,19 @@ interface MemoryProtocol {
     Watch watch(String name, Runnable onChange);
 
     /** See {@link MemoryServer#onRevoke}. */
-    void onRevoke(String owner, Runnable listener);
+    void onRevoke(String owner, Consumer<String> listener);
+
+    /** See {@link MemoryServer#inspect}. */
+    MemoryServer.Holder inspect(String name);
+
+    /** See {@link MemoryServer#holders}. */
+    List<MemoryServer.Holder> holders(String prefix, int limit);
+
+    /** See {@link MemoryServer#revoke(String, String)}. */
+    MemoryServer.Holder revoke(String name, String reason);
+
+    /** See {@link MemoryServer#revocation}. */
+    String revocation(String owner);
 
     /** See {@link MemoryServer#forget}. */
     void forget(String owner);
@@ -67,8 +81,8 @@ interface MemoryProtocol {
             }
 
             @Override
-            public MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime) {
-                return server.tryAcquire(name, owner, leaseTime);
+            public MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime, String description) {
+                return server.tryAcquire(name, owner, leaseTime, description);
             }
 
             @Override
@@ -97,8 +111,28 @@ interface MemoryProtocol {
             }
 
             @Override
-            public void onRevoke(String owner, Runnable listener) {
+            public void onRevoke(String owner, Consumer<String> listener) {
                 server.onRevoke(owner, listener);
+            }
+
+            @Override
+            public MemoryServer.Holder inspect(String name) {
+                return server.inspect(name);
+            }
+
+            @Override
+            public List<MemoryServer.Holder> holders(String prefix, int limit) {
+                return server.holders(prefix, limit);
+            }
+
+            @Override
+            public MemoryServer.Holder revoke(String name, String reason) {
+                return server.revoke(name, reason);
+            }
+
+            @Override
+            public String revocation(String owner) {
+                return server.revocation(owner);
             }
 
             @Override

@@ -60,15 +60,31 @@ final class MemoryServer {
     private static final class Entry {
         final String owner;
         final long leaseNanos;
+        /** What its client shows of itself to an inspector ({@code DriverContext.owner()}). */
+        final String description;
         boolean granted;
         boolean claimed;
         long expiresAt;
         long fence;
+        /** When it was granted, by the server's wall clock. */
+        long grantedAtMillis;
 
-        Entry(String owner, long leaseNanos) {
+        Entry(String owner, long leaseNanos, String description) {
             this.owner = owner;
             this.leaseNanos = leaseNanos;
+            this.description = description;
         }
+    }
+
+    /**
+     * The holder of a lock as the server shows it to an inspector, and (for a revoke) the owner
+     * token it held the lock with.
+     *
+     * @param remainingNanos what the server has left of its lease, or -1 for a server that never
+     *                       expires one (a session store's, whose holder's client ends it)
+     */
+    record Holder(String name, String owner, String description, long fence, long grantedAtMillis, long remainingNanos,
+                  int waiters) {
     }
 
     /** A grant or a busy answer, as the server gives it. */
@@ -85,12 +101,24 @@ final class MemoryServer {
      */
     private final Set<String> abandoned = new java.util.HashSet<>();
     private long fenceCounter;
+    /** The last holder shown of each name, for {@link Bug#STALE_INSPECTION}. Guarded by this. */
+    private final Map<String, Holder> lastShown = new HashMap<>();
+    /** {@link Bug#REVOKE_REUSES_TOKEN}: the evicted holder's token, handed to the next grant of the name. Guarded by this. */
+    private final Map<String, Long> reusedFence = new HashMap<>();
+    /**
+     * Owner token → the reason of the revoke that ended its grant: what its next extension is
+     * answered with (a marker the revoke leaves, as a Redis backend's does). Kept for the life of the server.
+     */
+    private final Map<String, String> revocations = new ConcurrentHashMap<>();
 
     /** While set, every acquire reply waits for this gate after the server has decided (a slow network). */
     private volatile CountDownLatch replyGate;
     private volatile CountDownLatch replyHeld;
-    /** Owner token → what its driver does when the server drops that owner's grant on its own. */
-    private final Map<String, Runnable> revocationListeners = new ConcurrentHashMap<>();
+    /**
+     * Owner token → what its driver does when the server drops that owner's grant: told null when
+     * the server did it on its own (a session expiry), the reason when an operator revoked it.
+     */
+    private final Map<String, java.util.function.Consumer<String>> revocationListeners = new ConcurrentHashMap<>();
     /**
      * On a session store: owner token → the client session its request was written on (a ZooKeeper
      * node's ephemeral owner). What a session wrote goes when it ends ({@link #endSession}).
@@ -152,7 +180,7 @@ final class MemoryServer {
         return SERVERS.computeIfAbsent(scheme + "://" + serverName, k -> new MemoryServer(bug));
     }
 
-    Answer tryAcquire(String name, String owner, Duration leaseTime) {
+    Answer tryAcquire(String name, String owner, Duration leaseTime, String description) {
         Answer answer;
         boolean changed;
         synchronized (this) {
@@ -175,7 +203,7 @@ final class MemoryServer {
                 return new Answer(false, 0, head == null ? Duration.ZERO : Duration.ofNanos(Math.max(0, head.expiresAt - now)));
             }
             if (entry == null) {
-                entry = new Entry(owner, leaseTime.toNanos());
+                entry = new Entry(owner, leaseTime.toNanos(), description);
                 queue.addLast(entry);
                 changed |= settle(name, now);
             }
@@ -312,7 +340,7 @@ final class MemoryServer {
         }
     }
 
-    void onRevoke(String owner, Runnable listener) {
+    void onRevoke(String owner, java.util.function.Consumer<String> listener) {
         revocationListeners.put(owner, listener);
     }
 
@@ -320,7 +348,7 @@ final class MemoryServer {
         revocationListeners.remove(owner);
     }
 
-    /** Drops the current holder of {@code name} on the server's own initiative (a session expiry) and tells it. */
+    /** Drops the current holder of {@code name} on the server's own initiative (a session expiry) and tells its driver. */
     void revoke(String name) {
         revoke(name, true);
     }
@@ -339,11 +367,85 @@ final class MemoryServer {
             queues.get(name).pollFirst();
             settle(name, System.nanoTime());
         }
-        Runnable listener = revocationListeners.remove(head.owner);
+        java.util.function.Consumer<String> listener = revocationListeners.remove(head.owner);
         if (listener != null && tellHolder) {
-            listener.run();
+            listener.accept(null);
         }
         fire(name);
+    }
+
+    /**
+     * What an inspector sees of {@code name}: its holder, or null if nobody holds it — unless the
+     * server has {@link Bug#STALE_INSPECTION}, which keeps showing the last holder it showed.
+     */
+    synchronized Holder inspect(String name) {
+        long now = System.nanoTime();
+        settle(name, now);
+        Entry head = head(name);
+        if (head == null || !head.granted) {
+            return bug == Bug.STALE_INSPECTION ? lastShown.get(name) : null;
+        }
+        Holder holder = new Holder(name, head.owner, head.description, head.fence, head.grantedAtMillis,
+                bug == Bug.NO_EXPIRY ? -1 : Math.max(0, head.expiresAt - now), queues.get(name).size() - 1);
+        lastShown.put(name, holder);
+        return holder;
+    }
+
+    /** The held locks whose names start with {@code prefix}, ordered by name, at most {@code limit}. */
+    synchronized List<Holder> holders(String prefix, int limit) {
+        List<Holder> held = new ArrayList<>();
+        for (String name : new java.util.TreeSet<>(queues.keySet())) {
+            if (held.size() >= limit) {
+                break;
+            }
+            if (name.startsWith(prefix)) {
+                Holder holder = inspect(name);
+                if (holder != null) {
+                    held.add(holder);
+                }
+            }
+        }
+        return held;
+    }
+
+    /**
+     * An operator takes {@code name} back: its holder's grant ends, the fencing counter moves past
+     * the holder's token (every later grant is above it), the reason is kept for the holder's next
+     * extension, the holder's driver is told, and waiters are woken — all in one step.
+     *
+     * @return the holder revoked, or null if nobody held the lock (nothing changed)
+     */
+    Holder revoke(String name, String reason) {
+        Holder holder;
+        synchronized (this) {
+            holder = inspect(name);
+            Entry head = head(name);
+            if (head == null || !head.granted) {
+                return null;
+            }
+            queues.get(name).pollFirst();
+            if (bug == Bug.REVOKE_REUSES_TOKEN) {
+                reusedFence.put(name, head.fence); // the defect: the fence does not move, the next grant reuses it
+            } else {
+                fenceCounter = Math.max(fenceCounter, head.fence) + 1;
+            }
+            revocations.put(head.owner, reason);
+            settle(name, System.nanoTime());
+        }
+        java.util.function.Consumer<String> listener = revocationListeners.remove(holder.owner());
+        if (listener != null && bug != Bug.REVOKE_UNNOTICED) {
+            listener.accept(reason);
+        }
+        fire(name);
+        return holder;
+    }
+
+    /**
+     * @return the reason of the revoke that ended {@code owner}'s grant, or null if none did (what
+     *         an extension that finds the lock gone is answered with)
+     */
+    String revocation(String owner) {
+        return bug == Bug.REVOKE_UNNOTICED ? null : revocations.get(owner);
     }
 
     boolean extend(String name, String owner, Duration leaseTime) {
@@ -477,7 +579,8 @@ final class MemoryServer {
         table.forEach((name, queue) -> {
             Deque<Entry> entries = new ArrayDeque<>();
             for (Entry entry : queue) {
-                Entry e = new Entry(entry.owner, entry.leaseNanos);
+                Entry e = new Entry(entry.owner, entry.leaseNanos, entry.description);
+                e.grantedAtMillis = entry.grantedAtMillis;
                 e.granted = entry.granted;
                 e.claimed = entry.claimed;
                 e.expiresAt = entry.expiresAt;
@@ -555,6 +658,7 @@ final class MemoryServer {
             }
             head.granted = true;
             head.fence = nextFence(name);
+            head.grantedAtMillis = System.currentTimeMillis();
             head.expiresAt = now + honoured(head.leaseNanos);
             scheduleExpiry(name, head.expiresAt);
             return true;
@@ -563,6 +667,10 @@ final class MemoryServer {
     }
 
     private long nextFence(String name) {
+        Long reused = reusedFence.remove(name);
+        if (reused != null) {
+            return reused; // the defect of REVOKE_REUSES_TOKEN: the evicted holder's token again
+        }
         if (bug == Bug.NON_MONOTONIC_FENCE) {
             // The defect: a counter kept with the lock's state, so it starts over whenever the lock is free.
             return perNameCounters.merge(name, 1L, Long::sum);
