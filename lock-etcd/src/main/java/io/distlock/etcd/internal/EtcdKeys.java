@@ -2,10 +2,6 @@ package io.distlock.etcd.internal;
 
 import io.distlock.spi.LockNames;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
 
 /**
  * Where things live under a client's prefix:
@@ -61,29 +57,7 @@ final class EtcdKeys {
      * @return the lock name it encodes, or null if it is no encoding {@link LockNames#pathSegment} writes
      */
     static String nameOf(String segment) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(segment.length());
-        for (int i = 0; i < segment.length(); i++) {
-            char c = segment.charAt(i);
-            if (c == '%' && i + 2 < segment.length()) {
-                int hi = Character.digit(segment.charAt(i + 1), 16);
-                int lo = Character.digit(segment.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) {
-                    return null;
-                }
-                bytes.write(hi << 4 | lo);
-                i += 2;
-            } else if (c < 0x80) {
-                bytes.write(c);
-            } else {
-                return null;
-            }
-        }
-        try {
-            String name = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
-            return encode(name).equals(segment) ? name : null; // only the one encoding distlock writes
-        } catch (CharacterCodingException e) {
-            return null;
-        }
+        return LockNames.nameOf(segment).orElse(null);
     }
 
     /** @return a key under the prefix that no lock ever uses, for the access check at connect */

@@ -2,10 +2,6 @@ package io.distlock.zookeeper.internal;
 
 import io.distlock.spi.LockNames;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -42,29 +38,7 @@ final class ZkPaths {
      * revocation records' node, or anything else an operator put there).
      */
     static String decode(String segment) {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(segment.length());
-        for (int i = 0; i < segment.length(); i++) {
-            char c = segment.charAt(i);
-            if (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-') {
-                bytes.write(c);
-            } else if (c == '%' && i + 2 < segment.length()) {
-                int hi = Character.digit(segment.charAt(i + 1), 16);
-                int lo = Character.digit(segment.charAt(i + 2), 16);
-                if (hi < 0 || lo < 0) {
-                    return null;
-                }
-                bytes.write(hi << 4 | lo);
-                i += 2;
-            } else {
-                return null;
-            }
-        }
-        try {
-            String name = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
-            return encode(name).equals(segment) ? name : null; // only the one encoding distlock writes
-        } catch (CharacterCodingException e) {
-            return null;
-        }
+        return LockNames.nameOf(segment).orElse(null);
     }
 
     static String revokedDir(String chroot) {
