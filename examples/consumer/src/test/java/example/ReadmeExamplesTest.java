@@ -1,12 +1,17 @@
 package example;
 
 import io.distlock.BackendDescriptor;
+import io.distlock.Feature;
 import io.distlock.Guarantee;
+import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockInfo;
+import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.tck.fixtures.EveryBackend;
 import io.distlock.tck.fixtures.Instances;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -15,11 +20,15 @@ import org.junit.jupiter.params.provider.MethodSource;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -110,6 +119,37 @@ class ReadmeExamplesTest {
         }
     }
 
+    /**
+     * The README's third example, on every backend that declares revocation: the operator takes the
+     * stuck holder's lock back; the holder learns it, the next instance gets the lock, with a
+     * higher fencing token where the backend has one.
+     */
+    @ParameterizedTest
+    @MethodSource("uris")
+    void anOperatorTakesAStuckHoldersLockBack(String uri) throws Exception {
+        try (LockClient stuck = Locks.connect(uri); LockClient next = Locks.connect(uri);
+             LockClient ops = Locks.connect(uri, LockOptions.builder().owner("on-call: alice").build())) {
+            Assumptions.assumeTrue(ops.backend().has(Feature.REVOCATION), ops.backend().scheme() + " does not declare REVOCATION");
+            Lease held = stuck.lock("nightly-reconciliation").tryAcquire(Duration.ofMinutes(10)).orElseThrow();
+            CompletableFuture<Lease.LossReason> lost = held.lost().toCompletableFuture();
+            assertTrue(next.lock("nightly-reconciliation").tryAcquire(Duration.ofMinutes(10)).isEmpty(), "held");
+
+            Optional<LockInfo> revoked = TakingItBack.takeBack(ops, "nightly-reconciliation", "stuck since 02:10, OPS-311");
+
+            assertTrue(revoked.isPresent(), "the holder was revoked");
+            assertEquals(held.fencingToken(), revoked.get().fencingToken(), "the revoked token is the holder's");
+            assertEquals(Lease.LossReason.REVOKED, lost.get(10, TimeUnit.SECONDS), "the holder learns it");
+            assertFalse(held.isValid());
+            Lease taken = next.lock("nightly-reconciliation").tryAcquire(Duration.ofMinutes(10), Duration.ofSeconds(10))
+                    .orElseThrow();
+            if (held.fencingToken().isPresent()) {
+                assertTrue(taken.fencingToken().getAsLong() > held.fencingToken().getAsLong(), "the fence moved");
+            }
+            taken.release();
+            assertTrue(TakingItBack.takeBack(ops, "nightly-reconciliation", "again").isEmpty(), "nothing left to revoke");
+        }
+    }
+
     /** The README shows these examples' code, verbatim: what a user copies is what runs here. */
     @Test
     void theReadmeQuotesTheseExamplesVerbatim() throws IOException {
@@ -123,7 +163,7 @@ class ReadmeExamplesTest {
                     "README.md quotes " + quoted.group(1) + " but the source says otherwise:\n" + quoted.group(2));
             checked++;
         }
-        assertEquals(2, checked, "the README quotes both examples");
+        assertEquals(3, checked, "the README quotes the three examples");
     }
 
     /** The lines without their indentation: the README may indent less than the source. */

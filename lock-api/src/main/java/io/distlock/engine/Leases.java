@@ -10,7 +10,9 @@ import io.distlock.spi.Validity;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -32,6 +34,21 @@ final class Leases {
     /** On a session store: the sessions that vouch for this client's leases, each for its own. */
     private final Sessions sessions = new Sessions();
     private final ConcurrentHashMap<String, EngineLease> held = new ConcurrentHashMap<>();
+    /**
+     * Revocations the driver reported for an owner token this client holds no lease of — yet: the
+     * notification can overtake the answer to the acquire that the revoke ended (the server granted,
+     * the operator revoked, the client records the grant only afterwards). A grant of such a token is
+     * given back when it arrives, never returned as a valid lease. Bounded: the oldest is dropped past
+     * {@value #EARLY_REVOCATIONS} (a token of another client's lease, which a driver may report too,
+     * is never asked for). Guarded by itself.
+     */
+    private final Map<String, String> earlyRevocations = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+            return size() > EARLY_REVOCATIONS;
+        }
+    };
+    private static final int EARLY_REVOCATIONS = 1024;
     /** False for a session-based store: the engine then ends leases on the server at the end of their validity. */
     private volatile boolean serverExpiresLeases = true;
     private volatile boolean lateWritesPossible;
@@ -61,6 +78,12 @@ final class Leases {
         long validUntil = Validity.deadline(state.options(), requestStart, leaseTime);
         EngineLease lease = new EngineLease(this, state, events, calls, grant, requestStart, validUntil);
         held.put(grant.ownerToken(), lease);
+        if (revokedReason(grant) != null) {
+            // Checked after the lease is in the table: a report from now on finds the lease and ends it.
+            held.remove(grant.ownerToken(), lease);
+            cleanup.now(new Cleanup.Release(grant, mootAt(requestStart, leaseTime)));
+            return null;
+        }
         if (grant.session() != null) {
             // Recorded under the same lock as the sweep of an ended session: a grant whose session
             // ended before this point is refused here, one whose session ends after it is swept.
@@ -108,7 +131,8 @@ final class Leases {
     /**
      * Why a grant that came back could not be used (it was given back): this client cannot vouch for
      * it — its connection is suspended, or the session that granted it ended, is unknown, or was not
-     * confirmed recently enough — or else it arrived with no validity left.
+     * confirmed recently enough — or an operator revoked it before it arrived, or else it arrived with
+     * no validity left.
      *
      * @param roundTripNanos how long the attempt took
      * @return the exception to report: the outcome counts as unknown, never as contention
@@ -128,6 +152,11 @@ final class Leases {
             }
         }
         Duration leaseTime = grant.request().leaseTime();
+        String revoked = revokedReason(grant);
+        if (revoked != null) {
+            return new BackendUnavailableException(endpoint, endpoint + " granted '" + grant.name() + "', but an operator"
+                    + " revoked the grant before it reached this client (" + revoked + "); it was given back", null);
+        }
         return new BackendUnavailableException(endpoint, "the grant of '" + grant.name() + "' from " + endpoint + " arrived after "
                 + TimeUnit.NANOSECONDS.toMillis(roundTripNanos) + " ms, with no validity left of its lease of "
                 + leaseTime.toMillis() + " ms (less the clock-drift allowance of "
@@ -191,12 +220,29 @@ final class Leases {
         }
     }
 
-    /** An operator revoked the lease of this owner token, if it is one of this client's (else nothing happens). */
+    /**
+     * An operator revoked the lease of this owner token: a lease of this client's ends, REVOKED; a
+     * token it holds no lease of is remembered, in case its grant is still on its way.
+     */
     void revoked(String ownerToken, String reason) {
         Objects.requireNonNull(reason, "reason");
-        EngineLease lease = held.get(Objects.requireNonNull(ownerToken, "ownerToken"));
+        Objects.requireNonNull(ownerToken, "ownerToken");
+        EngineLease lease = held.get(ownerToken);
+        if (lease == null) {
+            synchronized (earlyRevocations) {
+                earlyRevocations.put(ownerToken, reason);
+            }
+            lease = held.get(ownerToken); // admitted meanwhile: admit may have looked before the put
+        }
         if (lease != null) {
             lease.markRevoked(reason);
+        }
+    }
+
+    /** @return the reason of a revocation reported before this grant was admitted (it is given back), or null */
+    private String revokedReason(Grant grant) {
+        synchronized (earlyRevocations) {
+            return earlyRevocations.get(grant.ownerToken());
         }
     }
 

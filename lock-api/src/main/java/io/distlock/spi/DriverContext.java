@@ -24,7 +24,10 @@ public interface DriverContext {
      * Reports that an operator revoked a lease ({@link io.distlock.LockClient#revoke}), as the
      * driver learnt it (a notification, a watch): the engine ends the lease of this client whose
      * owner token it is, if any, with {@link Lease.LossReason#REVOKED}, and tells the listener.
-     * Tokens of other clients' leases, or of leases already ended, are ignored. The driver must
+     * A notification may overtake the answer to the acquire the revoke ended: a token this client
+     * holds no lease of is remembered (the latest thousand or so), and a grant of it that the driver
+     * returns later is given back, its attempt reported unavailable — never a valid lease. Tokens of
+     * other clients' leases, or of leases already ended, change nothing. The driver must
      * only report what the server showed to be a revocation (a notification anyone may forge is
      * checked on the server first).
      *

@@ -37,4 +37,39 @@ public final class LockNames {
         }
         return b.toString();
     }
+
+    /**
+     * The lock name a path segment stands for: the inverse of {@link #pathSegment}, for a backend
+     * that lists its locks (a directory of nodes, a range of keys). Strict: only the one encoding
+     * {@code pathSegment} writes is read back (a lowercase hex digit, an escaped letter, a byte that
+     * is not UTF-8, or anything an operator put beside the locks is not a lock name).
+     *
+     * @param segment a path segment
+     * @return the lock name it encodes; empty if it encodes none
+     */
+    public static java.util.Optional<String> nameOf(String segment) {
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream(segment.length());
+        for (int i = 0; i < segment.length(); i++) {
+            char c = segment.charAt(i);
+            if (c == '%' && i + 2 < segment.length()) {
+                int hi = Character.digit(segment.charAt(i + 1), 16);
+                int lo = Character.digit(segment.charAt(i + 2), 16);
+                if (hi < 0 || lo < 0) {
+                    return java.util.Optional.empty();
+                }
+                bytes.write(hi << 4 | lo);
+                i += 2;
+            } else if (c < 0x80 && c != '%') {
+                bytes.write(c);
+            } else {
+                return java.util.Optional.empty();
+            }
+        }
+        try {
+            String name = StandardCharsets.UTF_8.newDecoder().decode(java.nio.ByteBuffer.wrap(bytes.toByteArray())).toString();
+            return pathSegment(name).equals(segment) ? java.util.Optional.of(name) : java.util.Optional.empty();
+        } catch (java.nio.charset.CharacterCodingException e) {
+            return java.util.Optional.empty();
+        }
+    }
 }

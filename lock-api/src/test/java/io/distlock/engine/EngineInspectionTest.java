@@ -131,6 +131,24 @@ class EngineInspectionTest {
     }
 
     @Test
+    void aRevocationThatOvertakesItsGrantGivesTheGrantBackInsteadOfAValidLease() {
+        // The operator revokes the grant the server just made; its notification reaches this client
+        // before the acquire's own answer does.
+        driver.attempts = request -> {
+            io.distlock.spi.Attempt granted = driver.model(request);
+            driver.server.remove(request.name());
+            driver.context.leaseRevoked(request.ownerToken(), "taken back at once");
+            driver.attempts = null;
+            return granted;
+        };
+        assertThatThrownBy(() -> client.lock("overtaken").tryAcquire(LEASE))
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining("revoked the grant before it reached this client (taken back at once)");
+        assertThat(driver.calls).as("the grant is given back").anyMatch(call -> call.equals("release overtaken"));
+        assertThat(client.lock("overtaken").tryAcquire(LEASE)).as("a fresh request is granted as usual").isPresent();
+    }
+
+    @Test
     void anUnansweredRevokeIsUnavailableNeverNotHeld() {
         driver.away = true;
         assertThatThrownBy(() -> client.revoke("any", "stuck")).isInstanceOf(BackendUnavailableException.class);

@@ -40,6 +40,14 @@ import java.util.EnumSet;
  * none is valid while a keep-alive goes unanswered, and when the server says the session lease is
  * gone (expired, or revoked by an operator), {@code lost()} completes with {@code BACKEND_LOST}.
  *
+ * <p><b>Inspection and revocation.</b> A request key's value holds its owner token, the client's
+ * owner description and the holder's clock when it was written; an inspection is one read-only
+ * transaction (the line's first key and its length). A revoke is one transaction that deletes the
+ * holder's key if it still has the create revision read and puts a record with the reason under
+ * {@code <prefix>/revoked/}, bound to a lease nobody keeps alive; each client watches that prefix
+ * from its first grant, and a renewal that finds a key gone reads its record: {@code lost()}
+ * completes with {@code REVOKED}. Who may revoke is etcd RBAC's: write on the records' prefix.
+ *
  * <p>Instantiating this class does no I/O; {@link #connect} grants the session lease within
  * {@link LockOptions#connectTimeout()} and checks that the client may read and write under its prefix.
  */
@@ -47,7 +55,7 @@ public final class EtcdLockBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("etcd", Guarantee.CORRECTNESS,
             EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION,
-                    Feature.WAIT_NOTIFICATION, Feature.FIFO_WAITERS, Feature.QUORUM));
+                    Feature.WAIT_NOTIFICATION, Feature.FIFO_WAITERS, Feature.QUORUM, Feature.INSPECTION, Feature.REVOCATION));
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public EtcdLockBackend() {

@@ -45,6 +45,16 @@ import java.util.EnumSet;
  * keeps its node until its session expires; it is fenced off by its token meanwhile. (Contenders
  * do not reap by the node's {@code mtime}: that is the leader's wall clock, which may jump.)
  *
+ * <p><b>Inspection and revocation.</b> A lock node holds its client's owner description; an
+ * inspection reads a lock's line and its first node (two round trips): owner, token, when granted
+ * (the node's {@code ctime}, or its {@code mtime} for a holder that waited: the leader's clock),
+ * the number of waiters. A revoke is one {@code multi} that deletes the holder's node and writes a
+ * record with the reason under {@code <chroot>/.revoked}; the holder's client watches its node and
+ * reads the record when it goes ({@code lost()} completes with {@code REVOKED}), and a renewal that
+ * finds the node gone reads it too. With credentials only a principal with CREATE on
+ * {@code .revoked} (created by an operator) and DELETE on the lock directories (inherited from the
+ * chroot's ACL) may revoke.
+ *
  * <p>Instantiating this class does no I/O; {@link #connect} connects, waits for the session within
  * {@link LockOptions#connectTimeout()}, and lists the chroot (creating it if missing); a chroot
  * where the client may not create nodes fails the first acquire with an {@link io.distlock.AccessDeniedException}.
@@ -53,7 +63,7 @@ public final class ZooKeeperLockBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("zookeeper", Guarantee.CORRECTNESS,
             EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION,
-                    Feature.WAIT_NOTIFICATION, Feature.FIFO_WAITERS, Feature.QUORUM));
+                    Feature.WAIT_NOTIFICATION, Feature.FIFO_WAITERS, Feature.QUORUM, Feature.INSPECTION, Feature.REVOCATION));
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public ZooKeeperLockBackend() {

@@ -24,6 +24,28 @@ final class RecordingContext implements DriverContext {
     volatile Duration sessionTimeout;
     final List<Object> confirmedSessions = new CopyOnWriteArrayList<>();
     final List<Object> endedSessions = new CopyOnWriteArrayList<>();
+    /** Every revocation reported: owner token and reason. */
+    final List<List<String>> revocations = new CopyOnWriteArrayList<>();
+    private final String owner;
+
+    RecordingContext() {
+        this("unknown");
+    }
+
+    /** @param owner the owner description the driver stores with its grants */
+    RecordingContext(String owner) {
+        this.owner = owner;
+    }
+
+    @Override
+    public String owner() {
+        return owner;
+    }
+
+    @Override
+    public void leaseRevoked(String ownerToken, String reason) {
+        revocations.add(List.of(ownerToken, reason));
+    }
 
     @Override
     public void leaseLost(Grant grant, Lease.LossReason reason) {

@@ -97,7 +97,8 @@ class WaitingTest {
         assertThat(waiting.get()).as("the holder kept renewing").isEmpty();
         assertThat(held.isValid()).isTrue();
         assertThat(maxClient).as("watchers the waiter's client held at most").isLessThanOrEqualTo(1);
-        assertThat(maxServer).as("watches the server held at most").isLessThanOrEqualTo(1);
+        // The waiter's on the holder's node, and the holder's own on that node (to learn of a revocation).
+        assertThat(maxServer).as("watches the server held at most").isLessThanOrEqualTo(2);
         held.release();
     }
 

@@ -2,6 +2,7 @@ package io.distlock.etcd.internal;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Credentials;
+import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
@@ -10,6 +11,7 @@ import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Revoked;
 import io.distlock.spi.UserInfo;
 import io.distlock.spi.Waiters;
 import io.distlock.spi.Watch;
@@ -70,6 +72,12 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class EtcdLockDriver implements LockDriver {
 
     private static final ByteSequence EMPTY = ByteSequence.EMPTY;
+    /**
+     * The wall clock, for one thing only: the time a request key shows to whoever inspects the lock
+     * ({@code LockInfo.acquiredAt}, the holder's clock; etcd keeps no time). Never for lease timing,
+     * which is the engine's, on the monotonic clock.
+     */
+    private static final java.time.Clock WALL_CLOCK = java.time.Clock.systemUTC();
     /** Operations per transaction of {@link #releaseAll}: below etcd's default limit of 128. */
     private static final int OPS_PER_TXN = 100;
 
@@ -78,7 +86,8 @@ public final class EtcdLockDriver implements LockDriver {
         final String name;
         final int slot;
         final ByteSequence key;
-        final ByteSequence token;
+        /** The key's value ({@link EtcdValues#request}): it carries the owner token, so it is this request's alone. */
+        final ByteSequence value;
         final ByteSequence dir;
         final ByteSequence marker;
         /** The key's create revision once written (or found); 0 before, and after the session that bound it was lost. */
@@ -89,20 +98,22 @@ public final class EtcdLockDriver implements LockDriver {
         volatile boolean resent;
         /** Look at the server at the next attempt: the predecessor may have gone, or nothing is watched. */
         volatile boolean changed = true;
+        /** A revocation record for this request came before its grant was recorded ({@link #recordSeen}), or null. */
+        volatile String revokedBefore;
         private io.etcd.jetcd.Watch.Watcher predecessor;
 
-        InLine(String prefix, String clientId, int slot, LockRequest request) {
+        InLine(String prefix, String clientId, int slot, LockRequest request, String owner) {
             this.name = request.name();
             this.slot = slot;
             this.key = EtcdSession.bytes(EtcdKeys.request(prefix, request.name(), clientId + "-" + slot));
-            this.token = EtcdSession.bytes(request.ownerToken());
+            this.value = ByteSequence.from(EtcdValues.request(request.ownerToken(), owner, WALL_CLOCK.millis()));
             this.dir = EtcdSession.bytes(EtcdKeys.lockDir(prefix, request.name()));
             this.marker = EtcdSession.bytes(EtcdKeys.abandoned(prefix, request.name(), request.ownerToken()));
         }
 
-        /** @return the compare "the key holds this request's owner token" */
+        /** @return the compare "the key holds this request's value" (its owner token, its owner description) */
         Cmp ours() {
-            return new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(token));
+            return new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value));
         }
 
         synchronized void watching(io.etcd.jetcd.Watch.Watcher watcher) {
@@ -138,6 +149,13 @@ public final class EtcdLockDriver implements LockDriver {
     private final DriverContext context;
     private final String prefix;
     private final EtcdSession session;
+    private final EtcdInspector inspector;
+    /**
+     * The client's one watch on the revocation records ({@code <prefix>/revoked/}), started at its
+     * first grant; null before, and after it broke (the next grant starts it again).
+     */
+    private io.etcd.jetcd.Watch.Watcher revocations;
+    private volatile boolean closed;
 
     private EtcdLockDriver(EtcdEndpoint endpoint, LockOptions options, DriverContext context) {
         this.context = context;
@@ -168,6 +186,7 @@ public final class EtcdLockDriver implements LockDriver {
                 sessionLost(leaseId);
             }
         });
+        this.inspector = new EtcdInspector(session, prefix, context.owner());
     }
 
     /**
@@ -243,7 +262,7 @@ public final class EtcdLockDriver implements LockDriver {
             TxnResponse look = session.call(() -> session.kv().txn().Then(Op.get(line.key, GetOption.DEFAULT),
                     Op.get(line.dir, first), Op.get(line.dir, before(known))).commit(), "look at the line of '" + request.name() + "'");
             List<KeyValue> own = look.getGetResponses().get(0).getKvs();
-            if (own.isEmpty() || own.get(0).getCreateRevision() != known || !own.get(0).getValue().equals(line.token)) {
+            if (own.isEmpty() || own.get(0).getCreateRevision() != known || !own.get(0).getValue().equals(line.value)) {
                 line.createRevision = 0; // gone (deleted by an operator, or with its session): join the line again
                 return null;
             }
@@ -253,7 +272,7 @@ public final class EtcdLockDriver implements LockDriver {
         TxnResponse answer = session.call(() -> session.kv().txn()
                 .If(new Cmp(line.key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
                         new Cmp(line.marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(line.key, line.token, PutOption.builder().withLeaseId(lease).build()), Op.get(line.dir, first))
+                .Then(Op.put(line.key, line.value, PutOption.builder().withLeaseId(lease).build()), Op.get(line.dir, first))
                 .Else(Op.get(line.key, GetOption.DEFAULT), Op.get(line.marker, GetOption.builder().withCountOnly(true).build()),
                         Op.get(line.dir, first))
                 .commit(), () -> line.resent = true, "acquire '" + request.name() + "'");
@@ -270,7 +289,7 @@ public final class EtcdLockDriver implements LockDriver {
                 throw new IllegalStateException("the request for '" + request.name() + "' was withdrawn on "
                         + session.endpoint() + "; it cannot be tried again");
             }
-            if (!own.get(0).getValue().equals(line.token)) {
+            if (!own.get(0).getValue().equals(line.value)) {
                 // A late copy of an earlier request of this slot (one whose acquire was not known to
                 // have been resent) brought its key back: it holds nothing of ours. Remove it, then
                 // join the line.
@@ -312,6 +331,16 @@ public final class EtcdLockDriver implements LockDriver {
             // gives the grant back if that lease was lost before the grant is recorded.
             Grant grant = new Grant(request, OptionalLong.of(mine), line, line.leaseId);
             grants.put(request.ownerToken(), grant);
+            if (line.revokedBefore != null) {
+                // An operator revoked this key as the line's first while this attempt was deciding:
+                // it is no lease. Join the line again (a record put by hand finds the key still
+                // there, and the next attempt takes it up again).
+                grants.remove(request.ownerToken());
+                line.revokedBefore = null;
+                line.createRevision = 0;
+                return null;
+            }
+            watchRevocations(mine);
             return Attempt.granted(grant);
         }
         // Not first: watch only the key just before ours, from the revision it was read at.
@@ -380,15 +409,112 @@ public final class EtcdLockDriver implements LockDriver {
             session.sessionLost(lease);
         }
         List<ExtendOutcome> results = new ArrayList<>(renewals.size());
+        List<Integer> gone = new ArrayList<>();
         for (Renewal renewal : renewals) {
             InLine line = (InLine) renewal.grant().handle();
             boolean held = line.leaseId == lease && alive.contains(line.key);
             if (!held) {
                 forget(renewal.grant().ownerToken());
+                if (line.leaseId == lease) {
+                    gone.add(results.size()); // the key left a live session: an operator's revoke, or a delete by hand
+                }
             }
             results.add(ExtendOutcome.of(held));
         }
+        if (!gone.isEmpty()) {
+            revoked(renewals, gone, results);
+        }
         return results;
+    }
+
+    /**
+     * Reads the revocation records of the grants whose keys left a live session (one read for all of
+     * them): a grant with a record was revoked, and says why. A read that fails leaves them lost: the
+     * server answered that their keys are gone, only the reason is unknown.
+     */
+    private void revoked(List<Renewal> renewals, List<Integer> gone, List<ExtendOutcome> results) {
+        List<String> tokens = new ArrayList<>(gone.size());
+        gone.forEach(i -> tokens.add(renewals.get(i).grant().ownerToken()));
+        try {
+            List<String> reasons = session.call(() -> inspector.reasons(tokens), "read the revocation records of "
+                    + tokens.size() + " lost lease(s)");
+            for (int i = 0; i < gone.size(); i++) {
+                if (reasons.get(i) != null) {
+                    results.set(gone.get(i), ExtendOutcome.revoked(reasons.get(i)));
+                }
+            }
+        } catch (RuntimeException e) {
+            // lost either way (see above)
+        }
+    }
+
+    /**
+     * Starts the client's watch on the revocation records, if it is not running: from the revision
+     * after {@code since} (a grant's create revision: any revoke of it comes later), so no record of
+     * a revoke of a lease this client holds is missed while the watch runs. One watch per client,
+     * whatever the number of leases; every revoke under the prefix reaches every watching client,
+     * which looks only for its own owner tokens.
+     */
+    private synchronized void watchRevocations(long since) {
+        if (revocations != null || closed) {
+            return;
+        }
+        ByteSequence dir = EtcdSession.bytes(EtcdKeys.revokedDir(prefix));
+        WatchOption puts = WatchOption.builder().isPrefix(true).withRevision(since + 1).withNoDelete(true).build();
+        try {
+            revocations = session.watches().watch(dir, puts, io.etcd.jetcd.Watch.listener(response -> {
+                for (WatchEvent event : response.getEvents()) {
+                    if (event.getEventType() == WatchEvent.EventType.PUT) {
+                        recordSeen(event.getKeyValue());
+                    }
+                }
+            }, error -> {
+                // Compacted past its revision, refused (no read right on the records), or the client was
+                // replaced or closed: the next grant starts it again; meanwhile renewals find revoked keys.
+                synchronized (this) {
+                    revocations = null;
+                }
+            }));
+        } catch (RuntimeException e) {
+            revocations = null; // closing; or the next grant tries again
+        }
+    }
+
+    /**
+     * A record was put. If it names a lease this client holds, its key is read first: a record is an
+     * operator's word only where the operator alone may write records (the README's roles), so the
+     * lease ends as revoked only if its key is really gone.
+     */
+    private void recordSeen(KeyValue record) {
+        String key = record.getKey().toString(java.nio.charset.StandardCharsets.UTF_8);
+        String token = key.substring(EtcdKeys.revokedDir(prefix).length());
+        String reason = EtcdInspector.reason(record.getValue().getBytes());
+        Grant grant = grants.get(token);
+        if (grant == null) {
+            // Perhaps a request of this client whose grant is being decided now: marked, so that
+            // decide() does not record it; checked again after the mark, as decide() records first
+            // and looks at the mark after.
+            InLine waiting = requests.get(token);
+            if (waiting == null) {
+                return;
+            }
+            waiting.revokedBefore = reason;
+            grant = grants.get(token);
+            if (grant == null) {
+                return;
+            }
+        }
+        InLine line = (InLine) grant.handle();
+        try {
+            session.kv().get(line.key).thenAccept(answer -> {
+                List<KeyValue> kvs = answer.getKvs();
+                if (kvs.isEmpty() || kvs.get(0).getCreateRevision() != line.createRevision) {
+                    context.leaseRevoked(token, reason);
+                }
+            });
+        } catch (RuntimeException e) {
+            // closing, or the client is being replaced: the next renewal finds the key gone and reads the record
+        }
     }
 
     /** One renewal is a batch of one: the same single {@code LeaseTimeToLive} call. */
@@ -556,7 +682,24 @@ public final class EtcdLockDriver implements LockDriver {
             slot = taken.nextClearBit(0);
             taken.set(slot);
         }
-        return new InLine(prefix, clientId, slot, request);
+        return new InLine(prefix, clientId, slot, request, context.owner());
+    }
+
+    // ---- inspection and revocation -------------------------------------------------------------
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        return inspector.inspect(name);
+    }
+
+    @Override
+    public List<LockInfo> holders(String prefix, int limit) {
+        return inspector.holders(prefix, limit);
+    }
+
+    @Override
+    public Optional<Revoked> revoke(String name, String reason) {
+        return inspector.revoke(name, reason);
     }
 
     // ---- the session ---------------------------------------------------------------------------
@@ -588,6 +731,13 @@ public final class EtcdLockDriver implements LockDriver {
 
     @Override
     public void close() {
+        synchronized (this) {
+            closed = true;
+            if (revocations != null) {
+                revocations.close();
+                revocations = null;
+            }
+        }
         requests.values().forEach(InLine::stopWatching);
         session.close();
     }

@@ -292,12 +292,23 @@ final class EtcdSession implements AutoCloseable {
     /**
      * Reads and deletes a key under the prefix that no lock ever uses, in one transaction: etcd
      * checks the permission of every operation of a transaction, so a user who may not read or
-     * write here is refused now, not at the first acquire.
+     * write here is refused now, not at the first acquire. A user who may only read there connects:
+     * an inspector ({@code LockClient.inspect}, {@code holders}); its first acquire is refused.
      */
     private void checkAccess(Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
         ByteSequence probe = bytes(EtcdKeys.probe(endpoint.prefix()));
-        call(() -> kv().txn().Then(Op.get(probe, GetOption.DEFAULT), Op.delete(probe, DeleteOption.DEFAULT)).commit(), null,
-                timeout, "check read and write access under " + endpoint.prefix());
+        try {
+            call(() -> kv().txn().Then(Op.get(probe, GetOption.DEFAULT), Op.delete(probe, DeleteOption.DEFAULT)).commit(), null,
+                    timeout, "check read and write access under " + endpoint.prefix());
+        } catch (AccessDeniedException writeRefused) {
+            try {
+                call(() -> kv().get(probe, GetOption.builder().withCountOnly(true).build()), null,
+                        Duration.ofNanos(Math.max(1, deadline - System.nanoTime())), "check read access under " + endpoint.prefix());
+            } catch (AccessDeniedException readRefused) {
+                throw writeRefused;
+            }
+        }
     }
 
     private Duration keepAlivePeriod() {
@@ -629,7 +640,7 @@ final class EtcdSession implements AutoCloseable {
     }
 
     /** @return the user for messages: {@code user 'name'}, or {@code a client without credentials} */
-    private String who() {
+    String who() {
         return user == null ? "a client without credentials" : "user '" + user + "'";
     }
 

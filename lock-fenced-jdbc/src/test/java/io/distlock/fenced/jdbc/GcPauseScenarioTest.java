@@ -2,6 +2,8 @@ package io.distlock.fenced.jdbc;
 
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockInfo;
+import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.tck.fixtures.ZooKeeperProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -14,6 +16,9 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
@@ -22,7 +27,8 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
  * The seed's scenario end to end, on a real ZooKeeper and a real PostgreSQL: client A takes the lock
  * on order 42 and stalls past its lease; B takes the lock with a higher fencing token and writes the
  * stock through the fence; A wakes up, still believing it holds the lock, and writes with its old
- * token: the database refuses it, and B's stock stays.
+ * token: the database refuses it, and B's stock stays. Then the same pause, ended by an operator
+ * instead of the lease: the README's "Who holds it? Taking a lock back".
  */
 class GcPauseScenarioTest {
 
@@ -116,6 +122,76 @@ class GcPauseScenarioTest {
                 assertThat(Db.recorded(pg, fence.table(), "order-42")).hasValue(tokenB);
             }
             leaseA.release();
+        }
+    }
+
+    /**
+     * The stuck holder's lock taken back by an operator, long before its 10-minute lease would run
+     * out: A stalls; B, the next instance, waits; the operator inspects and revokes; A's client
+     * learns it, B gets the lock with a higher token and writes; A wakes and writes with its old
+     * token: the database refuses it.
+     */
+    @Test
+    void anOperatorTakesTheStuckHoldersLockBackAndItsLateWriteIsRefused() throws Exception {
+        FencedWrites fence = FencedWrites.postgres(FencedWrites.DEFAULT_TABLE);
+        try (Connection setup = Db.autoCommit(pg)) {
+            fence.createTableIfMissing(setup);
+            try (Statement s = setup.createStatement()) {
+                s.executeUpdate("INSERT INTO inventory VALUES ('nightly-reconciliation', 0, 'nobody')");
+            }
+        }
+        String uri = "zookeeper://" + zookeeper.connectString();
+        try (LockClient clientA = Locks.connect(uri); LockClient clientB = Locks.connect(uri);
+             LockClient ops = Locks.connect(uri, LockOptions.builder().owner("on-call: alice").build());
+             Connection connection = Db.transaction(pg); Connection b = Db.transaction(pg)) {
+            // 02:00: A takes the lock for the night's job (a 10-minute lease), then stalls in a long pause.
+            Lease lease = clientA.lock("nightly-reconciliation").acquire(Duration.ofMinutes(10));
+            CompletableFuture<Lease.LossReason> lostA = lease.lost().toCompletableFuture();
+            // B, the next instance, waits for its turn.
+            CompletableFuture<Lease> next = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return clientB.lock("nightly-reconciliation").tryAcquire(Duration.ofMinutes(10), Duration.ofSeconds(30))
+                            .orElseThrow();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+
+            // 03:00: the operator asks who holds it, and takes it back.
+            Optional<LockInfo> holder = ops.inspect("nightly-reconciliation");
+            assertThat(holder).hasValueSatisfying(h -> {
+                assertThat(h.fencingToken()).isEqualTo(lease.fencingToken());
+                assertThat(h.owner()).get().asString().contains("@").doesNotContain("on-call");
+                assertThat(h.waiters()).hasValue(1);
+            });
+            Optional<LockInfo> revoked = ops.revoke("nightly-reconciliation", "stuck since 02:10, OPS-311");
+            assertThat(revoked).map(LockInfo::fencingToken).contains(lease.fencingToken());
+
+            // A's client learns it; B takes over with a higher token and writes through the fence.
+            assertThat(lostA.get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+            try (Lease leaseB = next.get(30, TimeUnit.SECONDS)) {
+                assertThat(leaseB.fencingToken().getAsLong()).isGreaterThan(lease.fencingToken().getAsLong());
+                fence.check(b, "nightly-reconciliation", leaseB);
+                try (Statement s = b.createStatement()) {
+                    s.executeUpdate("UPDATE inventory SET stock = 1, written_by = 'B' WHERE sku = 'nightly-reconciliation'");
+                }
+                b.commit();
+
+                // A wakes from its pause and writes what it computed before it: refused.
+                try (Statement s = connection.createStatement()) {
+                    s.executeUpdate("UPDATE inventory SET stock = 99, written_by = 'A' WHERE sku = 'nightly-reconciliation'");
+                }
+                StaleTokenException refused = catchThrowableOfType(StaleTokenException.class,
+                        () -> fence.check(connection, "nightly-reconciliation", lease));
+                assertThat((Throwable) refused).as("the evicted holder's late write is refused").isNotNull();
+                assertThat(refused.currentToken()).isEqualTo(leaseB.fencingToken().getAsLong());
+                connection.rollback();
+            }
+            try (Connection reader = Db.autoCommit(pg); Statement s = reader.createStatement();
+                 ResultSet row = s.executeQuery("SELECT written_by FROM inventory WHERE sku = 'nightly-reconciliation'")) {
+                assertThat(row.next()).isTrue();
+                assertThat(row.getString(1)).isEqualTo("B");
+            }
         }
     }
 }

@@ -3,9 +3,9 @@ package io.distlock.zookeeper.internal;
 import io.distlock.spi.LockRequest;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
 import org.apache.zookeeper.ZooKeeper;
 
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -26,22 +26,54 @@ final class LockLine {
     }
 
     private final ZkSession session;
+    /** What every node of this client holds: its owner description ({@link NodeData#lockNode}). */
+    private final byte[] data;
 
-    LockLine(ZkSession session) {
+    LockLine(ZkSession session, String owner) {
         this.session = session;
+        this.data = NodeData.lockNode(owner);
     }
 
     /**
-     * Sends the create of {@code request}'s node in {@code dir} (its data: the lease time in ms) on
-     * handle {@code zk}; its Stat carries the czxid and the ephemeral owner.
+     * Sends the create of {@code request}'s node in {@code dir} (its data: the client's owner
+     * description) on handle {@code zk}; its Stat carries the czxid and the ephemeral owner.
      */
     CompletableFuture<Node> join(ZooKeeper zk, String dir, LockRequest request) {
         CompletableFuture<Node> future = new CompletableFuture<>();
-        byte[] data = Long.toString(request.leaseTime().toMillis()).getBytes(StandardCharsets.US_ASCII);
         zk.create(ZkPaths.nodePrefix(dir, request.ownerToken()), data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
                 (rc, path, ctx, name, stat) -> ZkCalls.complete(future, rc, path, stat == null ? null
                         : new Node(name, stat.getCzxid(), stat.getEphemeralOwner())), null);
         return future;
+    }
+
+    /**
+     * Sends a check that the node at {@code path} still exists, as a {@code multi} of one check:
+     * a write, so its answer comes from the leader's side (it proves the session alive) and it
+     * changes nothing on the node — its {@code mtime} stays the time it was granted, and a waiter
+     * watching it is not woken.
+     *
+     * @return true if it exists, false if the server answered that it does not
+     */
+    CompletableFuture<Boolean> stillThere(ZooKeeper zk, String path) {
+        CompletableFuture<Boolean> reply = new CompletableFuture<>();
+        zk.multi(List.of(Op.check(path, -1)), (rc, p, ctx, results) -> {
+            if (rc == KeeperException.Code.NONODE.intValue()) {
+                reply.complete(false);
+            } else {
+                ZkCalls.complete(reply, rc, path, true);
+            }
+        }, null);
+        return reply;
+    }
+
+    /**
+     * Marks the moment a request that waited in line is granted: the node's data is written again
+     * (unchanged), so its {@code mtime}, the server's clock, says when it was granted (its
+     * {@code ctime} says when it joined the line). Not awaited: a lost answer costs only the time
+     * an inspection shows.
+     */
+    void granted(ZooKeeper zk, String path) {
+        zk.setData(path, data, 0, (rc, p, ctx, stat) -> { }, null);
     }
 
     /** Sends a listing of {@code dir}. */

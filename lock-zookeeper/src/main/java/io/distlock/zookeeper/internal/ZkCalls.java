@@ -40,6 +40,11 @@ final class ZkCalls {
         this(endpoint, timeout, () -> "an unauthenticated client (world:anyone)");
     }
 
+    /** @return the endpoint, for messages (never a password) */
+    String endpoint() {
+        return endpoint;
+    }
+
     /** Completes {@code future} with the result code's exception, or the value. */
     static <T> void complete(CompletableFuture<T> future, int rc, String path, T value) {
         KeeperException.Code code = KeeperException.Code.get(rc);

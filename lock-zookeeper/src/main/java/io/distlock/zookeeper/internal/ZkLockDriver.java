@@ -1,6 +1,7 @@
 package io.distlock.zookeeper.internal;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
@@ -9,19 +10,23 @@ import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.spi.Revoked;
 import io.distlock.spi.Waiters;
 import io.distlock.spi.Watch;
 import io.distlock.zookeeper.internal.LockLine.Node;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -72,6 +77,8 @@ public final class ZkLockDriver implements LockDriver {
     private final Map<String, InLine> requests = new ConcurrentHashMap<>();
     /** Owner token → the grants this client holds. */
     private final Map<String, Grant> grants = new ConcurrentHashMap<>();
+    /** Held grants whose node's watch ({@link #watchHeld}) is not registered: the connection was lost first. */
+    private final Set<Grant> unwatched = ConcurrentHashMap.newKeySet();
     /** Lock name → the engine's waiters in this client, woken when a predecessor node goes. */
     private final Waiters waiters = new Waiters();
     private final ZkSession session;
@@ -80,13 +87,18 @@ public final class ZkLockDriver implements LockDriver {
     private final ZkCalls calls;
     private final SessionWitness witness;
     private final LockLine lockLine;
+    private final LockInspector inspector;
 
-    private ZkLockDriver(ZkEndpoint endpoint, LockOptions options, DriverContext context) {
+    /** How long a revocation record is kept at least, for a holder cut off at the time to find it; later revokes sweep it. */
+    static final Duration RECORD_RETENTION = Duration.ofMinutes(10);
+
+    private ZkLockDriver(ZkEndpoint endpoint, LockOptions options, DriverContext context, Duration recordRetention) {
         this.endpoint = endpoint;
         this.context = context;
         this.session = ZkSession.open(endpoint, options, this::stateChanged, context::sessionEnded);
         this.calls = session.calls();
-        this.lockLine = new LockLine(session);
+        this.lockLine = new LockLine(session, context.owner());
+        this.inspector = new LockInspector(session, endpoint.chroot(), context.owner(), recordRetention);
         this.witness = new SessionWitness(session, context, () -> !grants.isEmpty(), endpoint.chroot());
     }
 
@@ -102,7 +114,12 @@ public final class ZkLockDriver implements LockDriver {
      * @throws io.distlock.LockException    if the chroot cannot be read or created (no permission)
      */
     public static ZkLockDriver connect(ZkEndpoint endpoint, LockOptions options, DriverContext context) {
-        return new ZkLockDriver(endpoint, options, context);
+        return new ZkLockDriver(endpoint, options, context, RECORD_RETENTION);
+    }
+
+    /** As {@link #connect(ZkEndpoint, LockOptions, DriverContext)}, keeping revocation records as long as asked (for tests). */
+    static ZkLockDriver connect(ZkEndpoint endpoint, LockOptions options, DriverContext context, Duration recordRetention) {
+        return new ZkLockDriver(endpoint, options, context, recordRetention);
     }
 
     private ZooKeeper zk() {
@@ -156,6 +173,7 @@ public final class ZkLockDriver implements LockDriver {
     /** One look at the line (creating the request's node if it has none), its answers awaited until {@code deadline}. */
     private Attempt tryOnce(LockRequest request, InLine line, long deadline) throws KeeperException {
         String dir = line.dir;
+        boolean joinedNow = false;
         for (int round = 0; ; round++) {
             Node node = line.node;
             ZooKeeper zk = zk();
@@ -171,6 +189,7 @@ public final class ZkLockDriver implements LockDriver {
                     continue;
                 }
                 line.node = node;
+                joinedNow = true;
                 witness.answered(zk, sent); // a write: the leader had the session
                 children = calls.await(listed, "list " + dir, deadline);
             } else {
@@ -205,6 +224,10 @@ public final class ZkLockDriver implements LockDriver {
                 // gives the grant back if that session ended before the grant is recorded.
                 Grant grant = new Grant(request, OptionalLong.of(node.czxid()), node.path(), node.session());
                 grants.put(request.ownerToken(), grant);
+                if (!joinedNow) {
+                    lockLine.granted(zk, node.path()); // it waited: its mtime tells when it was granted
+                }
+                watchHeld(zk, grant);
                 return Attempt.granted(grant);
             }
             // Watch only the predecessor (no herd). If it is already gone, look again at once.
@@ -236,6 +259,64 @@ public final class ZkLockDriver implements LockDriver {
         lockLine.find(line.dir, request.ownerToken()).ifPresent(node -> line.node = node);
     }
 
+    /**
+     * Arms a watch on the granted node, to learn at once when an operator revokes it: a child watch,
+     * which an ephemeral node (it has no children) fires only when it is deleted — not when its data
+     * changes. Not awaited. ZooKeeper re-arms it on a reconnect of the same session, and fires it
+     * then if the node went meanwhile; a lease whose session ended is lost anyway. A registration
+     * that the connection's loss cut short is sent again once the client is connected.
+     */
+    private void watchHeld(ZooKeeper zk, Grant grant) {
+        String path = (String) grant.handle();
+        zk.getChildren(path, event -> {
+            if (event.getType() == Watcher.Event.EventType.NodeDeleted) {
+                heldNodeGone(grant);
+            }
+        }, (rc, p, ctx, children) -> {
+            if (rc == KeeperException.Code.OK.intValue()) {
+                unwatched.remove(grant);
+            } else if (rc == KeeperException.Code.NONODE.intValue()) {
+                unwatched.remove(grant);
+                heldNodeGone(grant);
+            } else if (grants.get(grant.ownerToken()) == grant) {
+                unwatched.add(grant);
+                if (session.connected()) { // connected again before this answer came: the state change has passed
+                    watchAgain();
+                }
+            }
+        }, null);
+    }
+
+    /** Arms again every held node's watch whose registration the connection's loss cut short. */
+    private void watchAgain() {
+        for (Grant grant : unwatched) {
+            if (unwatched.remove(grant) && grants.get(grant.ownerToken()) == grant) {
+                try {
+                    watchHeld(zk(), grant);
+                } catch (RuntimeException closed) {
+                    // closed, or the session is being replaced: its leases end with it
+                }
+            }
+        }
+    }
+
+    /**
+     * A held node was deleted. Unless this client deleted it (its grant is gone from {@link #grants}
+     * before the delete is sent), a revocation record for its owner token says an operator revoked it
+     * and why; without one, the lease's next renewal finds the node gone ({@code NOT_HELD}).
+     */
+    private void heldNodeGone(Grant grant) {
+        if (grants.get(grant.ownerToken()) != grant) {
+            return;
+        }
+        try {
+            inspector.reason(zk(), grant.ownerToken()).thenAccept(reason ->
+                    reason.ifPresent(r -> context.leaseRevoked(grant.ownerToken(), r)));
+        } catch (RuntimeException closed) {
+            // the session is closed or being replaced: the lease ends with it
+        }
+    }
+
     @Override
     public Watch watch(String name, Runnable onChange) {
         return waiters.add(name, onChange);
@@ -254,26 +335,23 @@ public final class ZkLockDriver implements LockDriver {
         return extendAll(List.of(new Renewal(grant, leaseTime))).get(0);
     }
 
-    /** Every renewal's setData goes out at once; the replies come back in one round trip. */
+    /**
+     * Every renewal's check goes out at once; the replies come back in one round trip. A renewal is
+     * a {@code multi} of one {@code check} of the node ({@link LockLine#stillThere}): a write, so it
+     * proves the session alive to the leader, and it leaves the node as it is. A node found gone is
+     * looked up among the revocation records (one more round trip for those only): a revoked lease
+     * is reported {@link ExtendOutcome#revoked} with the reason, even if its watch was missed.
+     */
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         List<CompletableFuture<Boolean>> replies = new ArrayList<>(renewals.size());
         ZooKeeper zk = zk();
         long sent = System.nanoTime();
         for (Renewal renewal : renewals) {
-            CompletableFuture<Boolean> reply = new CompletableFuture<>();
-            String path = (String) renewal.grant().handle();
-            byte[] data = Long.toString(renewal.leaseTime().toMillis()).getBytes(StandardCharsets.US_ASCII);
-            zk.setData(path, data, -1, (rc, p, ctx, stat) -> {
-                if (rc == KeeperException.Code.NONODE.intValue()) {
-                    reply.complete(false);
-                } else {
-                    ZkCalls.complete(reply, rc, p, true);
-                }
-            }, null);
-            replies.add(reply);
+            replies.add(lockLine.stillThere(zk, (String) renewal.grant().handle()));
         }
         List<ExtendOutcome> results = new ArrayList<>(renewals.size());
+        Map<Integer, CompletableFuture<Optional<String>>> gone = new TreeMap<>();
         for (int i = 0; i < replies.size(); i++) {
             String what = "extend the lease on '" + renewals.get(i).grant().name() + "'";
             try {
@@ -283,6 +361,7 @@ public final class ZkLockDriver implements LockDriver {
                 }
                 if (!extended) {
                     forget(renewals.get(i).grant().ownerToken());
+                    gone.put(i, inspector.reason(zk, renewals.get(i).grant().ownerToken()));
                 }
                 results.add(ExtendOutcome.of(extended));
             } catch (BackendUnavailableException e) {
@@ -296,6 +375,15 @@ public final class ZkLockDriver implements LockDriver {
                 }
             }
         }
+        for (Map.Entry<Integer, CompletableFuture<Optional<String>>> lost : gone.entrySet()) {
+            try {
+                calls.await(lost.getValue(), "read the revocation record of a lease on '"
+                        + renewals.get(lost.getKey()).grant().name() + "'").ifPresent(reason ->
+                        results.set(lost.getKey(), ExtendOutcome.revoked(reason)));
+            } catch (KeeperException | BackendUnavailableException e) {
+                // The node is gone, which the server answered: lost either way, only the reason is unknown.
+            }
+        }
         return results;
     }
 
@@ -306,9 +394,8 @@ public final class ZkLockDriver implements LockDriver {
      */
     @Override
     public boolean release(Grant grant) {
-        boolean deleted = removeNode((String) grant.handle(), "release '" + grant.name() + "'");
-        forget(grant.ownerToken());
-        return deleted;
+        forget(grant.ownerToken()); // first: the deletion this sends is no revocation to watchHeld
+        return removeNode((String) grant.handle(), "release '" + grant.name() + "'");
     }
 
     @Override
@@ -319,8 +406,8 @@ public final class ZkLockDriver implements LockDriver {
     /** The lease time passed without an extend: the node goes, as a key with a TTL would; as {@link #release}. */
     @Override
     public void leaseExpired(Grant grant) {
+        forget(grant.ownerToken()); // first, as in release
         removeNode((String) grant.handle(), "end the expired lease on '" + grant.name() + "'");
-        forget(grant.ownerToken());
     }
 
     /**
@@ -362,8 +449,40 @@ public final class ZkLockDriver implements LockDriver {
     }
 
     private void forget(String ownerToken) {
-        grants.remove(ownerToken);
+        Grant grant = grants.remove(ownerToken);
+        if (grant != null) {
+            unwatched.remove(grant);
+        }
         requests.remove(ownerToken);
+    }
+
+    // ---- inspection and revocation -------------------------------------------------------------
+
+    @Override
+    public Optional<LockInfo> inspect(String name) {
+        try {
+            return inspector.inspect(name);
+        } catch (KeeperException e) {
+            throw calls.translate(e, "inspect '" + name + "'");
+        }
+    }
+
+    @Override
+    public List<LockInfo> holders(String prefix, int limit) {
+        try {
+            return inspector.holders(prefix, limit);
+        } catch (KeeperException e) {
+            throw calls.translate(e, "list the locks held under '" + prefix + "'");
+        }
+    }
+
+    @Override
+    public Optional<Revoked> revoke(String name, String reason) {
+        try {
+            return inspector.revoke(name, reason);
+        } catch (KeeperException e) {
+            throw calls.translate(e, "revoke '" + name + "'");
+        }
     }
 
     // ---- the session ---------------------------------------------------------------------------
@@ -376,6 +495,7 @@ public final class ZkLockDriver implements LockDriver {
             case RECONNECTED:
                 context.connectionRestored(); // the engine retries every pending removal at once
                 lookAgain(); // a predecessor may have gone while we were away
+                watchAgain(); // a held node's watch whose registration was cut short
                 break;
             case LOST:
                 // The session expired: its ephemeral nodes are gone, or go when the server notices.

@@ -7,7 +7,9 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * Where locks live: {@code <chroot>/<encoded name>/lock-<owner token>-<sequence>}.
+ * Where locks live: {@code <chroot>/<encoded name>/lock-<owner token>-<sequence>}, and where the
+ * records of revocations are kept: {@code <chroot>/.revoked/<owner token>} (a name that starts with
+ * {@code .} is never an encoded lock name).
  *
  * <p>A lock name may hold any character but controls (see {@code LockClient.lock}); a znode name
  * may not hold {@code /}, be {@code .} or {@code ..}, or hold some Unicode ranges. So every name is
@@ -24,8 +26,42 @@ final class ZkPaths {
     private ZkPaths() {
     }
 
+    /** The child of the chroot that keeps the revocation records. */
+    static final String REVOKED = ".revoked";
+
     static String encode(String name) {
         return LockNames.pathSegment(name);
+    }
+
+    /**
+     * The lock name a child of the chroot stands for, or null if it is not an encoded lock name (the
+     * revocation records' node, or anything else an operator put there).
+     */
+    static String decode(String segment) {
+        return LockNames.nameOf(segment).orElse(null);
+    }
+
+    static String revokedDir(String chroot) {
+        return chroot + "/" + REVOKED;
+    }
+
+    /** The revocation record of the lease whose owner token is {@code ownerToken}. */
+    static String record(String chroot, String ownerToken) {
+        return revokedDir(chroot) + "/" + ownerToken;
+    }
+
+    /** The owner token a lock node's name carries. */
+    static String ownerToken(String child) {
+        return child.substring(PREFIX.length(), child.length() - SEQUENCE_DIGITS - 1);
+    }
+
+    /**
+     * A lock node's path for people to read: the owner token in its name is left out (it is not a
+     * secret on ZooKeeper, whose ACLs guard the node, but a {@code LockInfo} never shows one); the
+     * sequence finds the node in a listing.
+     */
+    static String shown(String dir, String child) {
+        return dir + "/" + PREFIX + "*-" + child.substring(child.length() - SEQUENCE_DIGITS);
     }
 
     static String lockDir(String chroot, String name) {

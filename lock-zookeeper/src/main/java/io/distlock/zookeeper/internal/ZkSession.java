@@ -19,6 +19,7 @@ import org.apache.zookeeper.client.ZKClientConfig;
 import org.apache.zookeeper.data.ACL;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -41,6 +42,12 @@ final class ZkSession {
     private final ZkCalls calls;
     private final Duration operationTimeout;
     private final Principal principal;
+    /**
+     * The chroot's ACL entries a lock directory this client creates carries besides its own (an
+     * operator's right to revoke: DELETE there), as the chroot showed them at connect; empty without
+     * credentials (every node is open then) or if the chroot hid them (no ADMIN there).
+     */
+    private volatile List<ACL> inherited = List.of();
     private volatile boolean closed;
     /** The longest {@link #close()} waits for the session's end: a server that answers at all answers in milliseconds. */
     static final Duration CLOSE_WAIT = Duration.ofMillis(500);
@@ -279,6 +286,31 @@ final class ZkSession {
         return principal.acl();
     }
 
+    /**
+     * @return the ACL of a lock directory this client creates: its own ({@link #acl()}) and every
+     *         entry of the chroot's ACL for another identity (not the world's), so that an operator
+     *         the chroot admits may delete a holder's node there (revoke)
+     */
+    List<ACL> lockDirAcl() {
+        List<ACL> acl = new ArrayList<>(acl());
+        for (ACL entry : inherited) {
+            if (acl.stream().noneMatch(own -> own.getId().equals(entry.getId()))) {
+                acl.add(entry);
+            }
+        }
+        return acl;
+    }
+
+    /** @return who this client is to the server, for messages: {@code user 'x' (digest)}; never a password */
+    String principal() {
+        return principal.describe();
+    }
+
+    /** @return true if this client presents credentials (its nodes are not open to the world) */
+    boolean authenticated() {
+        return principal.current() != null;
+    }
+
     Duration operationTimeout() {
         return operationTimeout;
     }
@@ -326,14 +358,18 @@ final class ZkSession {
                 + " could not " + what + "; the connection did not come back within the wait", null);
     }
 
-    /** Creates {@code dir} and its ancestors as container nodes, which the server removes once empty. */
+    /**
+     * Creates {@code dir} and its ancestors as container nodes, which the server removes once empty;
+     * a lock directory (below the chroot) with {@link #lockDirAcl()}.
+     */
     void createParents(String dir) throws KeeperException {
         int from = 1;
         while (from > 0) {
             int slash = dir.indexOf('/', from);
             String path = slash < 0 ? dir : dir.substring(0, slash);
             CompletableFuture<String> future = new CompletableFuture<>();
-            zk().create(path, new byte[0], acl(), CreateMode.CONTAINER,
+            List<ACL> acl = path.length() > endpoint.chroot().length() ? lockDirAcl() : acl();
+            zk().create(path, new byte[0], acl, CreateMode.CONTAINER,
                     (rc, p, ctx, name) -> ZkCalls.complete(future, rc == KeeperException.Code.NODEEXISTS.intValue() ? 0 : rc, p, p),
                     null);
             calls.await(future, "create " + path);
@@ -436,6 +472,16 @@ final class ZkSession {
             throw new AuthenticationException(endpoint.toString(), "ZooKeeper at " + endpoint + ": wrong password for user '"
                     + identity.user() + "' (the ACL of " + endpoint.chroot() + " names this user with another digest)", null);
         }
+        List<ACL> others = new ArrayList<>();
+        for (ACL entry : acl) {
+            // The world keeps READ only (acl()); a digest shown as user:x (this session has no ADMIN on
+            // the chroot) is no identity anyone has.
+            boolean hidden = "digest".equals(entry.getId().getScheme()) && entry.getId().getId().endsWith(":x");
+            if (!"world".equals(entry.getId().getScheme()) && !hidden) {
+                others.add(entry);
+            }
+        }
+        inherited = List.copyOf(others);
     }
 
     /**

@@ -33,4 +33,21 @@ class ZkPathsTest {
         assertThat(ZkPaths.ownedBy("lock-" + token + "x-0000000002", token)).isFalse();
         assertThat(ZkPaths.ownedBy("lock-zz-0000000010", token)).isFalse();
     }
+
+    @Test
+    void decodesOnlyTheEncodingDistlockWritesAndHidesTheOwnerTokenOfANodeShown() {
+        for (String name : List.of("job", "a/b", "x y", "\u00f1", "\u6f22", "a%2Fb", ".", "a_b-c")) {
+            assertThat(ZkPaths.decode(ZkPaths.encode(name))).as(name).isEqualTo(name);
+        }
+        assertThat(ZkPaths.decode(ZkPaths.REVOKED)).as("the revocation records' node is no lock").isNull();
+        assertThat(ZkPaths.decode("a%2fb")).as("lower-case hex is not distlock's").isNull();
+        assertThat(ZkPaths.decode("a%2")).isNull();
+        assertThat(ZkPaths.decode("%FF")).as("not UTF-8").isNull();
+        assertThat(ZkPaths.decode("a.b")).isNull();
+        String token = "AbC-d_123456789012345678";
+        String child = "lock-" + token + "-0000000042";
+        assertThat(ZkPaths.ownerToken(child)).isEqualTo(token);
+        assertThat(ZkPaths.shown("/d/job", child)).isEqualTo("/d/job/lock-*-0000000042").doesNotContain(token);
+        assertThat(ZkPaths.record("/d", token)).isEqualTo("/d/.revoked/" + token);
+    }
 }
