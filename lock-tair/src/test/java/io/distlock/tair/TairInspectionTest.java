@@ -140,13 +140,20 @@ class TairInspectionTest {
     void aRevokeRacingReleasesAndRetakesNeverDeletesALockTakenAfterItsRead() throws Exception {
         try (LockClient churn = rig.client(); LockClient operator = rig.client()) {
             List<Lease> taken = new java.util.concurrent.CopyOnWriteArrayList<>();
+            java.util.concurrent.atomic.AtomicInteger overtaken = new java.util.concurrent.atomic.AtomicInteger();
             CompletableFuture<Void> racing = CompletableFuture.runAsync(() -> {
                 for (int i = 0; i < 300; i++) {
-                    churn.lock("raced").tryAcquire(Duration.ofSeconds(5)).ifPresent(lease -> {
-                        taken.add(lease);
-                        lease.extend(Duration.ofSeconds(5));
-                        lease.release();
-                    });
+                    try {
+                        churn.lock("raced").tryAcquire(Duration.ofSeconds(5)).ifPresent(lease -> {
+                            taken.add(lease);
+                            lease.extend(Duration.ofSeconds(5));
+                            lease.release();
+                        });
+                    } catch (io.distlock.BackendUnavailableException e) {
+                        // The revoke's notice came before the grant's answer (Tair's grant takes a second round
+                        // trip for its owner record): the engine gave the grant back. Never a valid lease.
+                        overtaken.incrementAndGet();
+                    }
                 }
             });
             int revoked = 0;
@@ -160,7 +167,8 @@ class TairInspectionTest {
                     starved++; // the lock changed hands during every try of one operation timeout: nothing done
                 }
             }
-            System.out.println("tair: revokes that gave up after an operation timeout of changes: " + starved);
+            System.out.println("tair: revokes that gave up after an operation timeout of changes: " + starved
+                    + "; grants a revocation overtook (given back): " + overtaken.get());
             racing.get(30, TimeUnit.SECONDS);
             System.out.println("tair: " + revoked + " revokes ended a lease while " + taken.size() + " leases came and went");
             // A revoke that deleted a lock taken after its read would leave that lease gone with no marker

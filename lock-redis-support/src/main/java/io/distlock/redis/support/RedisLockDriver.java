@@ -70,7 +70,7 @@ public final class RedisLockDriver implements LockDriver {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        revocations.listenOn(node); // subscribed while the acquire is on its way
+        acquiring(request); // subscribed, and its token listened for, while the acquire is on its way
         RedisNode.Acquired acquired;
         try {
             acquired = node.tryAcquire(request.name(), request.ownerToken(), millis(request.leaseTime()), revocations.owner());
@@ -82,6 +82,7 @@ public final class RedisLockDriver implements LockDriver {
             granted(request);
             return Attempt.granted(new Grant(request, OptionalLong.of(acquired.fence()), null));
         }
+        revocations.ended(request.ownerToken());
         return acquired.holderPttlMillis() >= 0
                 ? Attempt.busy(Duration.ofMillis(acquired.holderPttlMillis()))
                 : Attempt.busy();
@@ -102,11 +103,24 @@ public final class RedisLockDriver implements LockDriver {
     }
 
     /**
-     * Starts listening for revocations on this server before an acquire of a backend that takes
-     * the lock with its own call (see {@link #granted}).
+     * Starts listening for revocations on this server, and for the request's token, before an
+     * acquire (for a backend that takes the lock with its own call, see {@link #granted}); a busy
+     * answer is reported with {@link #busy}.
+     *
+     * @param request the request about to be sent
      */
-    public void acquiring() {
+    public void acquiring(LockRequest request) {
         revocations.listenOn(node);
+        revocations.acquiring(request.name(), request.ownerToken(), millis(request.leaseTime()));
+    }
+
+    /**
+     * Stops listening for the request's token: its attempt was busy.
+     *
+     * @param request the request
+     */
+    public void busy(LockRequest request) {
+        revocations.ended(request.ownerToken());
     }
 
     /**

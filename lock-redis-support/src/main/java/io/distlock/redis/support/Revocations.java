@@ -21,8 +21,8 @@ import java.util.function.BiFunction;
  * subscriber connection), and for a token it holds reads the revocation marker
  * ({@link LockScripts#revokedKey}) before it believes the notice — anyone with the ordinary lock
  * rights may publish on that channel, but only an operator may write a marker. Then it reports
- * {@link DriverContext#leaseRevoked}. Notices for tokens it does not hold cost nothing (no read),
- * so a flood of forged notices makes no client send anything.
+ * {@link DriverContext#leaseRevoked}. Notices for tokens it does not hold (nor is acquiring) cost
+ * nothing (no read), so a flood of forged notices makes no client send anything.
  *
  * <p>A notice missed (the subscriber connection was down) is not looked for again: the lease's
  * next extension finds the marker ({@link LockScripts#EXTEND} answers its reason), so it still
@@ -170,6 +170,20 @@ public final class Revocations implements AutoCloseable {
             watch.close();
             listenOn(to);
         }
+    }
+
+    /**
+     * Records an acquire about to be sent: a notice of its token is checked from now on, since it can
+     * overtake the grant's reply (the revoke runs after the grant on the server, but its notice comes
+     * on another connection). The engine remembers a revocation of a token it holds no lease of yet
+     * and gives the grant back when it arrives. A busy attempt ends it ({@link #ended}).
+     *
+     * @param name        the lock name
+     * @param ownerToken  the request's owner token
+     * @param leaseMillis its lease time
+     */
+    public void acquiring(String name, String ownerToken, long leaseMillis) {
+        granted(name, ownerToken, leaseMillis);
     }
 
     /**

@@ -138,7 +138,7 @@ public final class RedisWaitDriver implements LockDriver {
         ScriptCall acquire = RedisNode.acquireCall(request.name(), request.ownerToken(),
                 RedisLockDriver.millis(request.leaseTime()), revocations.owner());
         Primary.Target target = primary.current();
-        target.locks().acquiring(); // subscribed to revocations while the acquire is on its way
+        target.locks().acquiring(request); // subscribed to revocations, and its token listened for, while on its way
         List<?> acquired;
         PendingReply.Replies replies;
         try {
@@ -149,6 +149,7 @@ public final class RedisWaitDriver implements LockDriver {
             return Attempt.unknown(e);
         }
         if ((Long) acquired.get(0) != 1L) {
+            target.locks().busy(request);
             long holderPttl = (Long) acquired.get(1);
             return holderPttl >= 0 ? Attempt.busy(Duration.ofMillis(holderPttl)) : Attempt.busy();
         }

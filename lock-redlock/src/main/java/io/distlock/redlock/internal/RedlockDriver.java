@@ -162,7 +162,8 @@ public final class RedlockDriver implements LockDriver {
         String name = request.name();
         long ttl = millis(request.leaseTime());
         long start = System.nanoTime();
-        servers.forEach(revocations::listenOn); // subscribed while the acquire is on its way
+        servers.forEach(revocations::listenOn); // subscribed, and the token listened for, while the acquire is on its way
+        revocations.acquiring(name, request.ownerToken(), ttl);
         // SET NX PX GET and, when it took, the owner record (LockScripts.ACQUIRE_UNFENCED): no fence
         // counter to keep (Redlock offers none). GET (with NX, Redis 7.0+) tells who holds the key
         // when it is not set.
@@ -219,6 +220,7 @@ public final class RedlockDriver implements LockDriver {
             return Attempt.granted(new Grant(request, OptionalLong.empty(), null));
         }
         releaseOn(mayHoldIt, name, request.ownerToken());
+        revocations.ended(request.ownerToken());
         if (refused != null) {
             throw refused;
         }

@@ -171,7 +171,8 @@ public final class TairLockDriver implements LockDriver {
         String key = LockScripts.lockKey(name);
         long lease = RedisLockDriver.millis(request.leaseTime());
         long sent = System.nanoTime();
-        revocations.listenOn(node); // subscribed while the acquire is on its way
+        revocations.listenOn(node); // subscribed, and the token listened for, while the acquire is on its way
+        revocations.acquiring(name, token, lease);
         java.util.concurrent.atomic.AtomicReference<Object> acquiredAt = new java.util.concurrent.atomic.AtomicReference<>();
         Object exec = write("acquire '" + name + "'", token, false, (jedis, c) -> {
             c.sendCommand(Command.MULTI);
@@ -224,8 +225,10 @@ public final class TairLockDriver implements LockDriver {
                 undo(name, token);
                 throw fenceError(name);
             }
+            revocations.ended(token);
             return Attempt.busy();
         }
+        revocations.ended(token);
         long pttl = replies.get(2) instanceof Long value ? value : -1;
         return pttl >= 0 ? Attempt.busy(Duration.ofMillis(pttl)) : Attempt.busy();
     }
