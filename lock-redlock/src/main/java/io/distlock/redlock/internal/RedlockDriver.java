@@ -34,7 +34,8 @@ import java.util.OptionalLong;
 /**
  * The Redlock {@link LockDriver}: every operation is one {@link FanOut} over N independent Redis
  * nodes, on the single-Redis key layout ({@link LockScripts}: its compare-and-extend script; a
- * compare-and-delete of its own, {@link #RELEASE}; acquiring is a plain {@code SET NX PX}), and
+ * compare-and-delete of its own, {@link #RELEASE}; acquiring is {@code SET NX PX GET} with the owner
+ * record, {@link LockScripts#ACQUIRE_UNFENCED}), and
  * counts only with a quorum of {@code N/2 + 1}. Waiting, back-off with jitter, renewal scheduling
  * and the lease's validity are the engine's; this driver tries once.
  *
@@ -406,11 +407,12 @@ public final class RedlockDriver implements LockDriver {
     }
 
     /**
-     * A {@code SET NX} that reaches a node after its request was abandoned cannot be refused there:
-     * checking a marker would take a script on every node and every acquire (measured: about 5 %
-     * on p50). Instead the engine repeats the abandon's compare-and-delete until the request's
-     * lease time has passed, so a late {@code SET} holds its node's key for a few hundred
-     * milliseconds at most.
+     * A {@code SET NX} that reaches a node after its request was abandoned is not refused there:
+     * the engine repeats the abandon's compare-and-delete until the request's lease time has passed,
+     * so a late {@code SET} holds its node's key for a few hundred milliseconds at most. (When this
+     * was decided, acquiring was a plain {@code SET}, and a marker check would have cost a script on
+     * every acquire, about 5 % on p50; since owner records the acquire is a script anyway, so checking
+     * the abandon marker there would now cost one {@code EXISTS}: a change left to be measured.)
      */
     @Override
     public boolean lateWritesPossible() {
