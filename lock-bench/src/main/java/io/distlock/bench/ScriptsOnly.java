@@ -1,6 +1,8 @@
 package io.distlock.bench;
 
 import io.distlock.redis.support.LockScripts;
+import io.distlock.redis.support.PendingReply;
+import io.distlock.redis.support.RedisNode;
 
 import java.util.List;
 
@@ -15,10 +17,6 @@ import redis.clients.jedis.Jedis;
 final class ScriptsOnly extends LoopScenario {
 
     private final Jedis jedis;
-    private final String lockKey = LockScripts.lockKey("scripts-only");
-    private final String fenceKey = LockScripts.fenceKey("scripts-only");
-    private final List<String> releaseKeys = List.of(LockScripts.lockKey("scripts-only"));
-    private final String channel = LockScripts.releaseChannel("scripts-only");
     private long token;
 
     ScriptsOnly(String host, int port) {
@@ -30,13 +28,15 @@ final class ScriptsOnly extends LoopScenario {
 
     @Override
     void op() {
-        String owner = Long.toString(++token);
-        List<?> acquired = (List<?>) jedis.evalsha(LockScripts.ACQUIRE.sha1(),
-                List.of(lockKey, fenceKey, LockScripts.abandonedKey("scripts-only", owner)), List.of(owner, "10000"));
+        String ownerToken = Long.toString(++token);
+        // The very calls the backend sends (its keys and arguments, the owner record included).
+        PendingReply.ScriptCall acquire = RedisNode.acquireCall("scripts-only", ownerToken, 10_000, "bench scripts-only");
+        List<?> acquired = (List<?>) jedis.evalsha(acquire.script().sha1(), acquire.keys(), acquire.args());
         if (!Long.valueOf(1).equals(acquired.get(0))) {
             throw new IllegalStateException("scripts-only was held by someone else");
         }
-        Object released = jedis.evalsha(LockScripts.RELEASE.sha1(), releaseKeys, List.of(owner, channel));
+        PendingReply.ScriptCall release = RedisNode.releaseCall("scripts-only", ownerToken);
+        Object released = jedis.evalsha(release.script().sha1(), release.keys(), release.args());
         if (!Long.valueOf(1).equals(released)) {
             throw new IllegalStateException("release of scripts-only answered " + released);
         }
