@@ -17,11 +17,13 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The seed's scenario end to end, on a real ZooKeeper and a real PostgreSQL: client A takes the lock
@@ -157,8 +159,11 @@ class GcPauseScenarioTest {
                 }
             });
 
-            // 03:00: the operator asks who holds it, and takes it back.
-            Optional<LockInfo> holder = ops.inspect("nightly-reconciliation");
+            // 03:00: the operator asks who holds it (once B's request is queued: B's thread may
+            // not have reached the server yet), and takes it back.
+            Optional<LockInfo> holder = await().atMost(Duration.ofSeconds(10))
+                    .until(() -> ops.inspect("nightly-reconciliation"),
+                            h -> h.map(LockInfo::waiters).equals(Optional.of(OptionalInt.of(1))));
             assertThat(holder).hasValueSatisfying(h -> {
                 assertThat(h.fencingToken()).isEqualTo(lease.fencingToken());
                 assertThat(h.owner()).get().asString().contains("@").doesNotContain("on-call");
