@@ -61,9 +61,9 @@ fi
 # (started once per example), the README's examples, five instances running the job once; and one
 # module-path project per artifact alone, each run with its README's own command (examples/module-path).
 ./mvnw -B --no-transfer-progress -f examples/pom.xml verify
-# The README's demo, on the artifacts just installed: it exits non-zero unless exactly one of five
-# instances ran the job and the paused holder's stale write was rejected.
-./demo.sh --prebuilt
+# The README's demo, run by the distlock command the build above made (./distlock demo): it exits
+# non-zero unless exactly one of five instances ran the job and the paused holder's stale write was rejected.
+./demo.sh
 
 # One closing line over every module's Surefire reports (Maven prints one summary per module). It
 # counts the test cases themselves: a suite's header counts none of its @Nested classes' tests.

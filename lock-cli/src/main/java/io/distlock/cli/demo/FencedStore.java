@@ -1,4 +1,4 @@
-package demo;
+package io.distlock.cli.demo;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package demo;
+package io.distlock.cli.demo;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
@@ -35,10 +35,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ReconciliationDemo {
 
+    private ReconciliationDemo() {
+    }
+
     private static final String JOB = "nightly-reconciliation";
     private static final long START = System.nanoTime();
 
-    public static void main(String[] args) throws Exception {
+    /**
+     * Runs the demo, printing the story as it happens.
+     *
+     * @return 0 if exactly one instance ran, the late risers skipped and the stale write was rejected; else 1
+     * @throws Exception if the embedded server cannot start or the demo is interrupted
+     */
+    public static int run() throws Exception {
         Path dataDir = Files.createTempDirectory("distlock-demo-zk");
         int port = freePort();
         say("starting an embedded ZooKeeper on 127.0.0.1:" + port + " (in this JVM, nothing to install)");
@@ -65,7 +74,7 @@ public final class ReconciliationDemo {
             server.shutdown();
             deleteRecursively(dataDir);
         }
-        System.exit(ok ? 0 : 1);
+        return ok ? 0 : 1;
     }
 
     /** How long after 02:00 the first three instances wake: their clocks and starts differ a little. */
@@ -198,13 +207,13 @@ public final class ReconciliationDemo {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             try (LockClient probe = Locks.connect(uri)) {
-                say("ZooKeeper is serving");
+                say("ZooKeeper is serving (" + probe.backend().scheme() + " backend connected)");
                 return;
             } catch (BackendUnavailableException e) {
                 if (System.nanoTime() - deadline > 0) {
                     throw e;
                 }
-                Thread.sleep(100);
+                Thread.sleep(100); // the embedded server is still starting: try again shortly
             }
         }
     }
