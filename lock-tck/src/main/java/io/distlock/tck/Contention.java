@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A contention run (rules 1.1, 1.4, 1.7): independent clients, each on its own thread, race for one
@@ -62,6 +63,7 @@ final class Contention {
             throws InterruptedException {
         TestEnvironment env = rig.env;
         History history = new History();
+        AtomicLong attempted = new AtomicLong();
         CountDownLatch start = new CountDownLatch(1);
         List<Rig.Waiter<Integer>> contenders = new ArrayList<>();
         for (int i = 0; i < env.contentionClients(); i++) {
@@ -70,7 +72,7 @@ final class Contention {
             Seat seat = elsewhere ? separateSeat(rig, separate) : seat(rig, rig.client().lock(rig.name));
             contenders.add(rig.start(client, () -> {
                 start.await();
-                return contend(rig, seat, client, history, resource, expiriesPerClient);
+                return contend(rig, seat, client, history, resource, expiriesPerClient, attempted);
             }));
         }
         if (separate != null) {
@@ -81,7 +83,8 @@ final class Contention {
         for (Rig.Waiter<Integer> contender : contenders) {
             rig.outcome(contender, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         }
-        int attempts = env.contentionClients() * env.contentionRounds();
+        rig.hooks.recorded(rig.rule, history);
+        long attempts = attempted.get();
         if (history.unknownOutcomes() * 5 > attempts) {
             throw new AssertionError(rig.msg("contention run proves nothing: " + history.unknownOutcomes() + " of " + attempts
                     + " attempts got no answer (BackendUnavailableException); is the server overloaded, or the node timeout too short?"));
@@ -108,18 +111,29 @@ final class Contention {
     }
 
     private static int contend(Rig rig, Seat seat, String client, History history,
-                               FencedResource resource, int expiriesPerClient) throws InterruptedException {
+                               FencedResource resource, int expiriesPerClient, AtomicLong attempted)
+            throws InterruptedException {
         TestEnvironment env = rig.env;
         int granted = 0;
         int expired = 0;
+        long stopAt = System.nanoTime() + env.contentionDuration().map(Duration::toNanos).orElse(0L);
         for (int round = 0; round < env.contentionRounds(); round++) {
+            if (env.contentionDuration().isPresent() && round > 0 && System.nanoTime() - stopAt > 0) {
+                break;
+            }
             Optional<Held> attempt;
+            boolean waits = round % 2 == 1;
+            attempted.incrementAndGet();
+            long attemptedAt = System.nanoTime();
             try {
-                attempt = seat.attempt(env.contentionLease(), round % 2 == 0 ? null : env.contentionWait());
+                attempt = seat.attempt(env.contentionLease(), waits ? env.contentionWait() : null);
             } catch (BackendUnavailableException noAnswer) {
                 // An honest "could not tell" (a quorum node timed out under load): no lease, no claim.
                 history.unknownOutcome();
                 continue;
+            }
+            if (waits) {
+                history.waited(new History.Wait(client, rig.name, attemptedAt, System.nanoTime(), attempt.isPresent()));
             }
             if (attempt.isEmpty()) {
                 continue;

@@ -98,6 +98,32 @@ public final class History {
         }
     }
 
+    /**
+     * An attempt that waited for the lock (a {@code tryAcquire} with a {@code maxWait}): kept beside the
+     * events, which it does not change, so that a timeline can draw the waits.
+     *
+     * @param client    who waited
+     * @param lockName  the lock
+     * @param fromNanos when the attempt started ({@link System#nanoTime()})
+     * @param toNanos   when it returned
+     * @param granted   whether it returned a lease
+     */
+    public record Wait(String client, String lockName, long fromNanos, long toNanos, boolean granted) {
+        /**
+         * @param client    who waited
+         * @param lockName  the lock
+         * @param fromNanos when the attempt started
+         * @param toNanos   when it returned
+         * @param granted   whether it returned a lease
+         * @throws NullPointerException if a reference component is null
+         */
+        public Wait {
+            Objects.requireNonNull(client, "client");
+            Objects.requireNonNull(lockName, "lockName");
+        }
+    }
+
+    private final ConcurrentLinkedQueue<Wait> waits = new ConcurrentLinkedQueue<>();
     private final AtomicInteger unknown = new AtomicInteger();
     private final long originNanos = System.nanoTime();
     private final AtomicLong leaseIds = new AtomicLong();
@@ -192,6 +218,22 @@ public final class History {
     public List<Event> events() {
         List<Event> snapshot = new ArrayList<>(events);
         snapshot.sort(Comparator.comparingLong((Event e) -> e.nanoTime() - originNanos).thenComparingLong(Event::lease));
+        return snapshot;
+    }
+
+    /**
+     * Records an attempt that waited for the lock; it does not count as an event.
+     *
+     * @param wait the attempt
+     */
+    public void waited(Wait wait) {
+        waits.add(Objects.requireNonNull(wait, "wait"));
+    }
+
+    /** @return a snapshot of the attempts that waited, ordered by their start */
+    public List<Wait> waits() {
+        List<Wait> snapshot = new ArrayList<>(waits);
+        snapshot.sort(Comparator.comparingLong((Wait w) -> w.fromNanos() - originNanos));
         return snapshot;
     }
 

@@ -232,6 +232,28 @@ public abstract class LockVerification implements SafetyRules, LeaseUseRules, Li
     }
 
     /**
+     * The start of every lock name the rules use: each rule appends its number and a random part (a rule
+     * that needs several names derives them from its own). A live audit of a shared deployment keeps its
+     * names apart this way ({@code distlock check} uses {@code distlock-check/<run id>/}).
+     *
+     * @return {@code distlock-tck-} by default
+     */
+    protected String lockNamePrefix() {
+        return "distlock-tck-";
+    }
+
+    /**
+     * Called with the history of every contention run (rules 1.1, 1.4 and 1.7) once its contenders have
+     * stopped, before the rule judges it — so also for a run that then fails. A live audit draws it as a
+     * timeline; by default nothing is done with it.
+     *
+     * @param rule    the rule's number, {@code 1.1}
+     * @param history what the contenders did
+     */
+    protected void recorded(String rule, History history) {
+    }
+
+    /**
      * @return the timing every rule uses; by default scaled by {@code -Ddistlock.tck.timeoutFactor}
      */
     protected TestEnvironment environment() {
@@ -251,7 +273,8 @@ public abstract class LockVerification implements SafetyRules, LeaseUseRules, Li
         TestEnvironment env = Objects.requireNonNull(environment(), "environment() returned null");
         String display = info.getDisplayName();
         String rule = display.indexOf(' ') > 0 ? display.substring(0, display.indexOf(' ')) : display;
-        String name = "distlock-tck-" + rule + "-" + UUID.randomUUID().toString().substring(0, 8);
+        String name = Objects.requireNonNull(lockNamePrefix(), "lockNamePrefix() returned null") + rule + "-"
+                + UUID.randomUUID().toString().substring(0, 8);
         rig = new Rig(this, env, rule, name);
         SecurityRules.startCapture(rig);
     }

@@ -5,6 +5,7 @@ import org.awaitility.core.ConditionFactory;
 import org.awaitility.core.ConditionTimeoutException;
 
 import java.time.Duration;
+import java.util.Optional;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.function.BooleanSupplier;
@@ -103,6 +104,17 @@ public class TestEnvironment {
     /** @return how many acquire attempts each contending client makes: 200 */
     public int contentionRounds() {
         return 200;
+    }
+
+    /**
+     * How long a contention run lasts, when it is bounded by time rather than by rounds: each contender
+     * stops at its end, or after {@link #contentionRounds()}, whichever comes first. A live audit
+     * ({@code distlock check --duration}) sets it; {@link #contentionTimeout()} must then leave room for it.
+     *
+     * @return empty by default: a run is bounded by its rounds
+     */
+    public Optional<Duration> contentionDuration() {
+        return Optional.empty();
     }
 
     /** @return the longest a whole contention run may take: 30 s, scaled */

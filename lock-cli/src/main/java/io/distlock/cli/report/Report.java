@@ -88,9 +88,12 @@ public record Report(String command, String target, Backend backend, String star
      * @param grants   every grant, a bar from grant to release (or to its validity's end if it was left to expire)
      * @param waits    every attempt that waited, drawn faintly
      * @param overlaps every instant two valid holders overlapped, drawn in red and listed
+     * @param grantsRecorded how many grants the run recorded: a long run is drawn up to its first few hundred
+     *                 grants only ({@code grants} is then shorter, and {@code spanNanos} ends where they do)
+     * @param overlapsFound  how many overlaps the whole run had ({@code overlaps} lists those drawn)
      */
     public record Timeline(String rule, String lockName, long spanNanos, List<String> clients, List<Grant> grants,
-                           List<Wait> waits, List<Overlap> overlaps) {
+                           List<Wait> waits, List<Overlap> overlaps, int grantsRecorded, int overlapsFound) {
         /** Copies the lists. */
         public Timeline {
             clients = List.copyOf(clients);

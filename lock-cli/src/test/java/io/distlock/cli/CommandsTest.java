@@ -1,0 +1,186 @@
+package io.distlock.cli;
+
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonParser;
+import io.distlock.Feature;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.Locks;
+import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * backends, holders, inspect and revoke through the real {@code bin/distlock}, against a real server of
+ * every backend: exit codes, what a person reads, and the {@code --json} a script parses.
+ */
+class CommandsTest {
+
+    private static final String SECRET = "cli-S3cret-41aa";
+    private static final List<AutoCloseable> OPEN = new ArrayList<>();
+
+    static List<String> uris() {
+        return Servers.uris();
+    }
+
+    @AfterAll
+    static void closeAll() throws Exception {
+        for (AutoCloseable c : OPEN) {
+            c.close();
+        }
+    }
+
+    private static <T extends AutoCloseable> T open(T c) {
+        OPEN.add(c);
+        return c;
+    }
+
+    @Test
+    void backendsListsEveryInstalledSchemeWithItsGuaranteeAndFeatures() {
+        Distlock.Result table = Distlock.launcher().run("backends");
+        assertThat(table.exitCode()).as(table.toString()).isZero();
+        assertThat(table.out()).contains("SCHEME", "GUARANTEE", "FEATURES");
+        assertThat(table.out().lines().filter(l -> l.startsWith("zookeeper")).findFirst()).get().asString()
+                .contains("CORRECTNESS", "FENCING_TOKENS", "INSPECTION", "REVOCATION");
+
+        Distlock.Result json = Distlock.launcher().run("backends", "--json");
+        assertThat(json.exitCode()).as(json.toString()).isZero();
+        JsonArray all = JsonParser.parseString(json.out()).getAsJsonArray();
+        List<String> schemes = new ArrayList<>();
+        for (JsonElement b : all) {
+            schemes.add(b.getAsJsonObject().get("scheme").getAsString());
+        }
+        assertThat(schemes).containsExactly("etcd", "redis", "redis-wait", "rediss", "redlock", "tair", "zookeeper");
+        JsonObject redlock = all.get(schemes.indexOf("redlock")).getAsJsonObject();
+        assertThat(redlock.get("guarantee").getAsString()).isEqualTo("EFFICIENCY");
+        assertThat(redlock.get("features").toString()).contains("QUORUM").doesNotContain("FENCING_TOKENS");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("uris")
+    void holdersAndInspectShowWhoHoldsWhatAndRevokeTakesItBack(String uri) throws Exception {
+        String prefix = "cli-test/" + UUID.randomUUID().toString().substring(0, 8) + "/";
+        // The test's own clients wait longer than the default for an answer: the machine runs a JVM per command.
+        LockClient holder = open(Locks.connect(uri, LockOptions.builder().owner("nightly job on host-7")
+                .operationTimeout(Duration.ofSeconds(10)).build()));
+        LockClient waiter = open(Locks.connect(uri, LockOptions.builder().operationTimeout(Duration.ofSeconds(10)).build()));
+        Lease lease = holder.lock(prefix + "nightly").acquire(Duration.ofMinutes(5));
+        Lease other = holder.lock(prefix + "hourly").acquire(Duration.ofMinutes(5));
+        boolean fenced = holder.backend().has(Feature.FENCING_TOKENS);
+
+        Distlock.Result listed = Distlock.launcher().run("holders", uri, "--prefix", prefix, "--json");
+        assertThat(listed.exitCode()).as(listed.toString()).isZero();
+        JsonArray held = JsonParser.parseString(listed.out()).getAsJsonArray();
+        assertThat(held).hasSize(2);
+        JsonObject nightly = held.get(1).getAsJsonObject(); // name order: hourly, nightly
+        assertThat(nightly.get("name").getAsString()).isEqualTo(prefix + "nightly");
+        assertThat(nightly.get("owner").getAsString()).isEqualTo("nightly job on host-7");
+        if (fenced) {
+            assertThat(nightly.get("fencingToken").getAsLong()).isEqualTo(lease.fencingToken().getAsLong());
+        } else {
+            assertThat(nightly.get("fencingToken").isJsonNull()).isTrue();
+        }
+        if (!nightly.get("remainingMillis").isJsonNull()) { // a session store's lease lasts as long as its session
+            assertThat(nightly.get("remainingMillis").getAsLong()).isBetween(1L, Duration.ofMinutes(5).toMillis());
+        }
+        assertThat(nightly.get("acquiredAt").getAsString()).matches("\\d{4}-\\d\\d-\\d\\dT.*Z");
+
+        Distlock.Result table = Distlock.launcher().run("holders", uri, "--prefix", prefix);
+        assertThat(table.exitCode()).as(table.toString()).isZero();
+        assertThat(table.out()).contains("2 held", "NAME", "OWNER", "TOKEN", "SINCE", "REMAINING", "WAITERS",
+                prefix + "hourly", prefix + "nightly", "nightly job on host-7");
+
+        Distlock.Result one = Distlock.launcher().run("inspect", uri, prefix + "nightly");
+        assertThat(one.exitCode()).as(one.toString()).isZero();
+        assertThat(one.out()).contains(prefix + "nightly", "nightly job on host-7", "detail: ");
+        Distlock.Result free = Distlock.launcher().run("inspect", uri, prefix + "never-held");
+        assertThat(free.exitCode()).as(free.toString()).isEqualTo(ExitCodes.NOT_HELD);
+        assertThat(free.out()).contains("not held");
+
+        // No terminal to ask on, and no --yes: refused, nothing revoked.
+        Distlock.Result unconfirmed = Distlock.launcher().run("revoke", uri, prefix + "nightly", "--reason", "stuck");
+        assertThat(unconfirmed.exitCode()).as(unconfirmed.toString()).isEqualTo(ExitCodes.REFUSED);
+        assertThat(unconfirmed.err()).contains("--yes", "Nothing was revoked");
+        assertThat(lease.isValid()).isTrue();
+        assertThat(holder.inspect(prefix + "nightly")).isPresent();
+
+        Distlock.Result revoked = Distlock.launcher().run("revoke", uri, prefix + "nightly", "--reason", "stuck since 02:10, OPS-311", "--yes");
+        assertThat(revoked.exitCode()).as(revoked.toString()).isZero();
+        assertThat(revoked.out()).contains("revoked '" + prefix + "nightly' from nightly job on host-7");
+        if (fenced) {
+            assertThat(revoked.out()).contains("next token floor: every later grant's token is above " + lease.fencingToken().getAsLong());
+        } else {
+            assertThat(revoked.out()).contains("no fencing tokens");
+        }
+        assertThat(lease.lost().toCompletableFuture().get(20, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        Lease next = waiter.lock(prefix + "nightly").tryAcquire(Duration.ofSeconds(30), Duration.ofSeconds(20)).orElseThrow();
+        if (fenced) {
+            assertThat(next.fencingToken().getAsLong()).isGreaterThan(lease.fencingToken().getAsLong());
+        }
+        next.release();
+
+        Distlock.Result again = Distlock.launcher().run("revoke", uri, prefix + "nightly", "--reason", "again", "--yes", "--json");
+        assertThat(again.exitCode()).as(again.toString()).isEqualTo(ExitCodes.NOT_HELD);
+        assertThat(JsonParser.parseString(again.out()).getAsJsonObject().get("revoked").getAsBoolean()).isFalse();
+        assertThat(other.isValid()).as("the other lock was not touched").isTrue();
+        other.release();
+    }
+
+    @Test
+    void anUnknownSchemeIsBadInputAndListsTheInstalledOnes() {
+        Distlock.Result r = Distlock.launcher().run("holders", "mongodb://127.0.0.1:1");
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).contains("mongodb", "redis", "zookeeper", "etcd");
+    }
+
+    @Test
+    void anUnreachableServerFailsWithinTheConnectTimeoutNamingTheEndpoint() {
+        int closed = FreePorts.find();
+        long start = System.nanoTime();
+        Distlock.Result r = Distlock.launcher().run("holders", "redis://user:" + SECRET + "@127.0.0.1:" + closed,
+                "--connect-timeout", "2s");
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.UNAVAILABLE);
+        assertThat(r.err()).contains("127.0.0.1:" + closed);
+        assertThat(r.out() + r.err()).doesNotContain(SECRET);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the JVM's start, plus the 2 s connect timeout")
+                .isLessThan(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void aWrongPasswordIsRefusedWithoutShowingItAndTheRightOneFromAFileIsLetIn(@TempDir Path dir) throws Exception {
+        RedisServer secured = open(RedisServer.builder().password(SECRET).start());
+        Distlock.Result wrong = Distlock.launcher().env("DISTLOCK_PASSWORD", "not-" + SECRET).run("holders", "redis://" + secured.endpoint());
+        assertThat(wrong.exitCode()).as(wrong.toString()).isEqualTo(ExitCodes.REFUSED);
+        assertThat(wrong.err()).contains("refused", secured.endpoint());
+        assertThat(wrong.out() + wrong.err()).doesNotContain(SECRET);
+
+        Path file = Files.writeString(dir.resolve("redis-password"), SECRET + "\n");
+        Distlock.Result right = Distlock.launcher().run("holders", "redis://" + secured.endpoint(), "--password-file", file.toString());
+        assertThat(right.exitCode()).as(right.toString()).isZero();
+        assertThat(right.out()).contains("0 held").doesNotContain(SECRET);
+    }
+
+    @Test
+    void revokeWithoutAReasonIsBadInput() {
+        Distlock.Result r = Distlock.launcher().run("revoke", Servers.uri("redis"), "x", "--yes");
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).contains("--reason");
+    }
+}
