@@ -35,7 +35,8 @@ import java.util.stream.Collectors;
                 + " contending for one lock (acquire latency, wait included; grants per second; each client's"
                 + " share), and on a single Redis-protocol server the raw floor (SET NX PX + compare-and-delete"
                 + " on a plain connection), which the uncontended figures are shown as multiples of.",
-        "--duration is the measuring time, split equally between the scenarios; each warms up first,"
+        "--duration is the measuring time, split equally between the scenarios (uncontended and the raw floor"
+                + " take turns in short slices, so that the machine's noise falls on both alike); each warms up first,"
                 + " unrecorded. Names lie under distlock-bench/<random>/ with 2 s leases; Ctrl-C releases"
                 + " everything. Exits 0 when every scenario completed, 1 when one failed."})
 final class BenchCommand implements Callable<Integer> {

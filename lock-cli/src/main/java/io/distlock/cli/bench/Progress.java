@@ -9,8 +9,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What the bench says while it runs. On a terminal, a bar per stage, redrawn in place ({@code \r})
- * ten times a second; elsewhere (a pipe, a log, a test) one plain line when a stage starts, so that
- * the output reads the same later: {@code uncontended + raw floor: measuring 6.7 s ...}.
+ * ten times a second, within 80 columns; elsewhere (a pipe, a log, a test) one plain line when a stage
+ * starts, so that the output reads the same later: {@code uncontended + raw floor: measuring 6.7 s ...}.
  */
 public abstract class Progress implements AutoCloseable {
 
@@ -78,7 +78,7 @@ public abstract class Progress implements AutoCloseable {
     }
 
     private static final class Bar extends Progress {
-        private static final int WIDTH = 30;
+        private static final int WIDTH = 24;
         private final PrintWriter out;
         private final ScheduledExecutorService ticker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "distlock-bench-progress");
@@ -110,7 +110,7 @@ public abstract class Progress implements AutoCloseable {
             long elapsed = System.nanoTime() - startNanos;
             double done = Math.min(1.0, (double) elapsed / lengthNanos);
             int filled = (int) Math.round(done * WIDTH);
-            out.print(String.format(Locale.ROOT, "\r%-45s [%s%s] %5.1f / %.1f s ", label, "#".repeat(filled),
+            out.print(String.format(Locale.ROOT, "\r%-36s [%s%s] %5.1f / %.1f s ", label, "#".repeat(filled),
                     "-".repeat(WIDTH - filled), Math.min(elapsed, lengthNanos) / 1e9, lengthNanos / 1e9));
             out.flush();
         }
