@@ -76,7 +76,7 @@ final class BenchCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
         LockOptions options = target.options();
-        FloorPlan floor = Bench.floorPlan(target.uri, options.credentials());
+        FloorPlan floor = FloorPlan.of(target.uri, options.credentials());
         Progress progress = Progress.to(json ? err : out, Console.interactive());
         Bench bench = new Bench(new Bench.Settings(target.shown(), duration, clients, floor, target.connectTimeout,
                 options.operationTimeout()), target::connect, progress);

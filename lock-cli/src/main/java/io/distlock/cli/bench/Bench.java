@@ -1,7 +1,6 @@
 package io.distlock.cli.bench;
 
 import io.distlock.BackendDescriptor;
-import io.distlock.Credentials;
 import io.distlock.DistributedLock;
 import io.distlock.Lease;
 import io.distlock.LockClient;
@@ -130,17 +129,6 @@ public final class Bench {
     }
 
     /**
-     * Reads where the raw floor runs for a target.
-     *
-     * @param uri         the target URI
-     * @param credentials credentials given outside the URI
-     * @return the floor's server, or why there is none
-     */
-    public static FloorPlan floorPlan(String uri, Optional<Credentials> credentials) {
-        return FloorPlan.of(uri, credentials);
-    }
-
-    /**
      * Runs every scenario. A scenario that fails is reported in {@link Result#failures()} and the others
      * still run; a first client that cannot connect throws, as the library does.
      *
@@ -224,8 +212,10 @@ public final class Bench {
                     ordered(rows), failures.isEmpty(), false);
             return new Result(report, failures, floorSkipped, back, gaveUp);
         } catch (InterruptedException e) {
-            // Only abort interrupts this thread's waits: the hook has the last word.
+            // Nothing in the bench interrupts this thread (abort interrupts the contended clients' threads
+            // only): whoever did wants the run stopped, so it ends as an aborted run does.
             Thread.currentThread().interrupt();
+            aborted = true;
             return null;
         } finally {
             progress.end();

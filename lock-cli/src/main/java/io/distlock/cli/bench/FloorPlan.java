@@ -22,12 +22,6 @@ import java.util.Set;
  */
 public sealed interface FloorPlan permits FloorPlan.At, FloorPlan.None {
 
-    /** Options that shape the backend's connection pool or its name, not what one request costs. */
-    Set<String> IGNORED = Set.of("poolSize", "clientName");
-    /** Options that mean TLS, which the raw client here does not set up. */
-    Set<String> TLS = Set.of("trustStore", "trustStoreType", "trustStorePassword", "keyStore", "keyStoreType",
-            "keyStorePassword");
-
     /**
      * The server the floor runs on.
      *
@@ -77,12 +71,16 @@ public sealed interface FloorPlan permits FloorPlan.At, FloorPlan.None {
     /**
      * Reads the floor's server from the URI the bench runs against.
      *
-     * @param uri         the target URI (already accepted by {@code Locks.connect})
+     * @param uri         the target URI (Locks.connect checks it; only what the floor needs is read here)
      * @param credentials the credentials given outside the URI ({@code --password-file}, the environment),
      *                    used when the URI carries no user info, as the backend does
      * @return where the floor runs, or why it does not
      */
     static FloorPlan of(String uri, Optional<Credentials> credentials) {
+        // Options that shape the backend's connection pool or its name, not what one request costs.
+        Set<String> ignored = Set.of("poolSize", "clientName");
+        Set<String> tls = Set.of("tls", "trustStore", "trustStoreType", "trustStorePassword", "keyStore",
+                "keyStoreType", "keyStorePassword");
         URI u;
         try {
             u = new URI(uri);
@@ -122,10 +120,10 @@ public sealed interface FloorPlan permits FloorPlan.At, FloorPlan.None {
                 if (name == null || value == null) {
                     return new None("no raw floor for " + scheme + ": the query cannot be decoded");
                 }
-                if (IGNORED.contains(name) || (name.equals("tls") && value.equals("false"))) {
+                if (ignored.contains(name) || (name.equals("tls") && value.equals("false"))) {
                     continue;
                 }
-                if (name.equals("tls") || TLS.contains(name)) {
+                if (tls.contains(name)) {
                     return new None("no raw floor for " + scheme + " over TLS: the raw client does not set TLS up,"
                             + " and a floor without it would not be the same work");
                 }
