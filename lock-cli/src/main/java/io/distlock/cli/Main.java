@@ -18,11 +18,11 @@ import java.io.PrintWriter;
 @Command(name = "distlock", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "See, take back, audit and benchmark the locks of a live deployment.",
         subcommands = {BackendsCommand.class, HoldersCommand.class, InspectCommand.class, RevokeCommand.class,
-                DemoCommand.class, CommandLine.HelpCommand.class},
+                BenchCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:done (check: every rule that ran passed; revoke: revoked)",
-                "1:check: a rule failed",
+                "1:check: a rule failed; bench: a scenario failed",
                 "2:bad input (nothing was done)",
                 "3:inspect, revoke: nobody holds the lock",
                 "4:refused: credentials, rights, or revoke not confirmed",
@@ -60,7 +60,7 @@ public final class Main implements Runnable {
     @Override
     public void run() {
         throw new CommandLine.ParameterException(new CommandLine(this), "name a command: backends, holders, inspect,"
-                + " revoke, check, demo (distlock help COMMAND for one's options)");
+                + " revoke, check, bench, demo (distlock help COMMAND for one's options)");
     }
 
     /** Maps what the library throws to an exit code and one line on standard error, never a stack trace. */
