@@ -23,6 +23,9 @@ import static io.distlock.cli.report.Text.html;
  */
 final class HtmlReport {
 
+    /** Close-ups drawn per timeline; the list under the chart has every overlap. */
+    private static final int MAX_CLOSE_UPS = 3;
+
     private HtmlReport() {
     }
 
@@ -190,6 +193,7 @@ final class HtmlReport {
                 s.append("<p class=\"no-overlap\">✓ no overlap of two valid holders</p>\n");
             } else {
                 overlapList(s, t);
+                closeUps(s, t, id);
             }
             s.append("</figure>\n");
         }
@@ -213,6 +217,27 @@ final class HtmlReport {
             s.append("</li>\n");
         }
         s.append("</ul>\n");
+    }
+
+    /**
+     * The first overlaps close up, each over the window of its two grants: in a run of hundreds of grants
+     * the band is a few px wide, and the reader's question is what those two holders did.
+     */
+    private static void closeUps(StringBuilder s, Timeline t, String id) {
+        int shown = Math.min(t.overlaps().size(), MAX_CLOSE_UPS);
+        for (int n = 0; n < shown; n++) {
+            long[] window = TimelineSvg.closeUpWindow(t, n);
+            if (window == null) {
+                continue;
+            }
+            s.append("<div class=\"close-up\"><p class=\"meta\"><span class=\"bad\">#").append(n + 1)
+                    .append(" close up</span> · ").append(html(Text.ms(window[0]))).append(" → ")
+                    .append(html(Text.ms(window[1]))).append("</p><div class=\"chart\">")
+                    .append(TimelineSvg.closeUp(t, n, window, id + "-close-up-" + (n + 1))).append("</div></div>\n");
+        }
+        if (t.overlaps().size() > shown) {
+            s.append("<p class=\"meta\">Close-ups of the first ").append(shown).append(" overlaps only.</p>\n");
+        }
     }
 
     private static String lease(Map<Long, Grant> byLease, long lease) {
@@ -338,8 +363,8 @@ final class HtmlReport {
             <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-grant" x="1" y="2" width="32" height="10"/><text class="k-token" x="17" y="10">7</text></svg>held, with its fencing token</li>
             <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-expired" x="1" y="2" width="28" height="10"/><line class="k-validity" x1="29" x2="29" y1="0" y2="14"/></svg>left to expire, up to its validity’s end</li>
             <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-wait" x="1" y="2" width="32" height="10"/></svg>waiting</li>
-            <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-grant" x="1" y="2" width="32" height="10"/><line class="k-accepted" x1="17" x2="17" y1="0" y2="14"/></svg>write accepted</li>
-            <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-grant" x="1" y="1" width="32" height="9"/><path class="k-refused" d="M13.8 7.3L20.2 13.7M13.8 13.7L20.2 7.3"/></svg>write refused (stale token)</li>
+            <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-grant" x="1" y="1" width="32" height="9"/><line class="k-accepted" x1="17" x2="17" y1="10" y2="14"/></svg>write accepted</li>
+            <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-grant" x="1" y="1" width="32" height="9"/><path class="k-refused" d="M14.4 8.9L19.6 14.1M14.4 14.1L19.6 8.9"/></svg>write refused (stale token)</li>
             <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-overlap" x="1" y="1" width="32" height="12"/></svg><span class="bad">two valid holders at once</span></li>
             </ul>
             """;
@@ -434,24 +459,29 @@ final class HtmlReport {
               overflow-wrap: anywhere; }
 
             svg text { font-family: inherit; }
-            .timeline .stripe { fill: #ffffff; } .timeline .stripe.odd { fill: #f5f7fa; }
+            .stripe { fill: #ffffff; } .stripe.odd { fill: #f5f7fa; }
             .grid line { stroke: #e5e8ed; stroke-width: 1; }
-            .timeline .client { font-size: 12px; fill: var(--ink); text-anchor: end; }
-            .timeline .grant, .key .k-grant { fill: var(--grant); }
-            .timeline .grant:hover { fill: #2f5b93; }
-            .timeline .grant[data-expired], .key .k-expired { fill: #b9cbe3; stroke: var(--grant); stroke-width: 1; stroke-dasharray: 3 2; }
-            .timeline .grant[data-overlap] { stroke: var(--fail); stroke-width: 2; stroke-dasharray: none; }
-            .timeline .validity-end, .key .k-validity { stroke: #23456f; stroke-width: 2; }
-            .timeline .wait, .key .k-wait { fill: #8a93a3; opacity: .22; }
-            .timeline .wait[data-granted="false"] { fill: var(--warn); opacity: .22; }
-            .timeline .token, .key .k-token { font-size: 9px; text-anchor: middle; font-variant-numeric: tabular-nums; }
-            .timeline .token[data-place="inside"], .key .k-token { fill: #ffffff; }
-            .timeline .grant[data-expired] + .token[data-place="inside"] { fill: #1d2430; }
-            .timeline .token[data-place="above"] { fill: #3f4a59; }
-            .timeline .write.accepted, .key .k-accepted { stroke: #1d2430; stroke-width: 1.3; }
-            .timeline .write.refused, .key .k-refused { stroke: var(--warn); stroke-width: 1.8; fill: none; }
-            .timeline .overlap, .key .k-overlap { fill: var(--fail); fill-opacity: .18; stroke: var(--fail); stroke-width: 1.5; }
-            .timeline .overlap-number { fill: var(--fail); font-size: 11px; font-weight: 700; text-anchor: middle; }
+            .client { font-size: 12px; fill: var(--ink); text-anchor: end; }
+            .grant, .zoom-grant, .key .k-grant { fill: var(--grant); }
+            .grant:hover, .zoom-grant:hover { fill: #2f5b93; }
+            .grant[data-expired], .zoom-grant[data-expired], .key .k-expired { fill: #b9cbe3; stroke: var(--grant);
+              stroke-width: 1; stroke-dasharray: 3 2; }
+            .grant[data-overlap], .zoom-grant[data-overlap] { stroke: var(--fail); stroke-width: 2; stroke-dasharray: none; }
+            .validity-end, .zoom-validity-end, .key .k-validity { stroke: #23456f; stroke-width: 2; }
+            .wait, .zoom-wait, .key .k-wait { fill: #8a93a3; opacity: .22; }
+            .wait[data-granted="false"], .zoom-wait[data-granted="false"] { fill: var(--warn); opacity: .22; }
+            .token, .zoom-token, .key .k-token { font-size: 9px; text-anchor: middle; font-variant-numeric: tabular-nums; }
+            .zoom-token { font-size: 10px; }
+            .token[data-place="inside"], .zoom-token[data-place="inside"], .key .k-token { fill: #ffffff; }
+            [data-expired] + [data-place="inside"] { fill: #1d2430; }
+            .token[data-place="above"], .zoom-token[data-place="above"] { fill: #3f4a59; }
+            .write.accepted, .zoom-write.accepted, .key .k-accepted { stroke: #1d2430; stroke-width: 1.3; }
+            .write.refused, .zoom-write.refused, .key .k-refused { stroke: var(--warn); stroke-width: 1.8; fill: none; }
+            .overlap, .zoom-overlap, .key .k-overlap { fill: var(--fail); fill-opacity: .18; stroke: var(--fail);
+              stroke-width: 1.5; }
+            .overlap-number, .zoom-overlap-number { fill: var(--fail); font-size: 11px; font-weight: 700; text-anchor: middle; }
+            .close-up { margin-top: 14px; }
+            .close-up .meta { margin-bottom: 6px; }
             .axis line { stroke: #9aa3b0; stroke-width: 1; }
             .axis text { font-size: 10.5px; fill: var(--muted); text-anchor: middle; font-variant-numeric: tabular-nums; }
             .axis text.y { text-anchor: end; }
@@ -497,8 +527,7 @@ final class HtmlReport {
               tr.failed td, #bench-table tr.floor td { background: none; }
               a { color: inherit; text-decoration: none; }
               a.jump { display: none; }
-              .cards { display: block; }
-              .card { margin-bottom: 12px; }
+              .cards { grid-template-columns: repeat(2, minmax(0, 1fr)); }
             }
             """;
 }

@@ -131,7 +131,7 @@ final class Text {
         if (n >= 1e6) {
             return trim(n / 1e6) + "M";
         }
-        if (n >= 1e4) {
+        if (n >= 1e3) {
             return trim(n / 1e3) + "k";
         }
         return trim(n);

@@ -25,6 +25,11 @@ public final class Chromium {
     /** How long one run may take; a cold start on a loaded CI machine takes a few seconds. */
     public static final long TIMEOUT_SECONDS = 60;
 
+    /** The window's width for {@link #dumpDom}, px. */
+    public static final int DOM_WIDTH = 1280;
+    /** The window's height for {@link #dumpDom}, px. */
+    public static final int DOM_HEIGHT = 2400;
+
     private Chromium() {
     }
 
@@ -60,15 +65,17 @@ public final class Chromium {
     }
 
     /**
-     * The DOM of {@code html} once Chromium has loaded it, serialized as HTML ({@code --dump-dom}): what the
-     * browser parsed, so that a test sees a page the way a reader's browser does, not as the writer meant it.
+     * The DOM of {@code html} once Chromium has loaded it (and run its scripts, if it has any), serialized as
+     * HTML ({@code --dump-dom}): what the browser parsed, so that a test sees a page the way a reader's
+     * browser does, not as the writer meant it. The window is {@value #DOM_WIDTH} × {@value #DOM_HEIGHT} px,
+     * as wide as the screenshots, so that a script measuring the layout measures theirs.
      *
      * @param html the page, a local file
      * @return the serialized DOM
      * @throws AssertionError if Chromium is missing, fails, times out or prints nothing
      */
     public static String dumpDom(Path html) {
-        String dom = run(List.of("--dump-dom"), html);
+        String dom = run(List.of("--window-size=" + DOM_WIDTH + "," + DOM_HEIGHT, "--dump-dom"), html);
         if (!dom.contains("<html")) {
             throw new AssertionError("Chromium printed no DOM for " + html + ":\n" + dom);
         }
