@@ -206,10 +206,10 @@ final class HtmlReport {
         s.append("<ul class=\"overlaps\">\n");
         for (int n = 0; n < t.overlaps().size(); n++) {
             Overlap o = t.overlaps().get(n);
+            String[] span = Text.msPair(o.fromNanos(), o.toNanos());
             s.append("<li><span class=\"number\">⚠ #").append(n + 1).append("</span> leases ")
                     .append(lease(byLease, o.leaseA())).append(" and ").append(lease(byLease, o.leaseB()))
-                    .append(" both valid from ").append(html(Text.ms(o.fromNanos()))).append(" to ")
-                    .append(html(Text.ms(o.toNanos()))).append(" (").append(html(Text.ms(o.toNanos() - o.fromNanos())))
+                    .append(" both valid from ").append(html(span[0])).append(" to ").append(html(span[1])).append(" (").append(html(Text.ms(o.toNanos() - o.fromNanos())))
                     .append(")");
             if (o.message() != null && !o.message().isEmpty()) {
                 s.append("<div class=\"message\">").append(html(o.message())).append("</div>");
@@ -363,6 +363,7 @@ final class HtmlReport {
             <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-grant" x="1" y="2" width="32" height="10"/><text class="k-token" x="17" y="10">7</text></svg>held, with its fencing token</li>
             <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-expired" x="1" y="2" width="28" height="10"/><line class="k-validity" x1="29" x2="29" y1="0" y2="14"/></svg>left to expire, up to its validity’s end</li>
             <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-wait" x="1" y="2" width="32" height="10"/></svg>waiting</li>
+            <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-wait" data-granted="false" x="1" y="2" width="32" height="10"/></svg>waited in vain</li>
             <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-grant" x="1" y="1" width="32" height="9"/><line class="k-accepted" x1="17" x2="17" y1="10" y2="14"/></svg>write accepted</li>
             <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-grant" x="1" y="1" width="32" height="9"/><path class="k-refused" d="M14.4 8.9L19.6 14.1M14.4 14.1L19.6 8.9"/></svg>write refused (stale token)</li>
             <li><svg class="key" viewBox="0 0 34 14" width="34" height="14" aria-hidden="true"><rect class="k-overlap" x="1" y="1" width="32" height="12"/></svg><span class="bad">two valid holders at once</span></li>
@@ -382,7 +383,7 @@ final class HtmlReport {
               font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, "Noto Sans",
                 "DejaVu Sans", sans-serif; }
             .page { max-width: 1240px; margin: 0 auto; padding: 28px 28px 40px; }
-            code, pre { font-family: var(--mono); font-size: 0.9em; }
+            code, pre { font-family: var(--mono); font-size: 0.9em; tab-size: 4; }
             h1, h2, h3, h4 { line-height: 1.25; margin: 0; }
             h2 { font-size: 20px; margin-bottom: 6px; }
             h3 { font-size: 16px; }
@@ -451,7 +452,7 @@ final class HtmlReport {
             .meta { margin: 2px 0 0; font-size: 13.5px; color: var(--muted); }
             .chart svg { display: block; width: 100%; height: auto; }
             .no-overlap { margin: 8px 0 0; color: var(--pass); font-weight: 600; font-size: 14px; }
-            ul.overlaps { margin: 10px 0 0; padding: 10px 14px 10px 34px; background: var(--fail-bg);
+            ul.overlaps { list-style: none; margin: 10px 0 0; padding: 10px 14px; background: var(--fail-bg);
               border-left: 3px solid var(--fail); border-radius: 4px; font-size: 14px; }
             ul.overlaps li + li { margin-top: 6px; }
             ul.overlaps .number { color: var(--fail); font-weight: 700; margin-right: 4px; }
@@ -469,7 +470,7 @@ final class HtmlReport {
             .grant[data-overlap], .zoom-grant[data-overlap] { stroke: var(--fail); stroke-width: 2; stroke-dasharray: none; }
             .validity-end, .zoom-validity-end, .key .k-validity { stroke: #23456f; stroke-width: 2; }
             .wait, .zoom-wait, .key .k-wait { fill: #8a93a3; opacity: .22; }
-            .wait[data-granted="false"], .zoom-wait[data-granted="false"] { fill: var(--warn); opacity: .22; }
+            .wait[data-granted="false"], .zoom-wait[data-granted="false"], .key .k-wait[data-granted="false"] { fill: var(--warn); opacity: .22; }
             .token, .zoom-token, .key .k-token { font-size: 9px; text-anchor: middle; font-variant-numeric: tabular-nums; }
             .zoom-token { font-size: 10px; }
             .token[data-place="inside"], .zoom-token[data-place="inside"], .key .k-token { fill: #ffffff; }

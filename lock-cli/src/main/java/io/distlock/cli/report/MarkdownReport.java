@@ -107,9 +107,10 @@ final class MarkdownReport {
                     .append("\n\n");
             for (int n = 0; n < t.overlaps().size(); n++) {
                 Overlap o = t.overlaps().get(n);
+                String[] span = Text.msPair(o.fromNanos(), o.toNanos());
                 s.append(n + 1).append(". leases ").append(lease(byLease, o.leaseA())).append(" and ")
-                        .append(lease(byLease, o.leaseB())).append(" both valid from ").append(Text.ms(o.fromNanos()))
-                        .append(" to ").append(Text.ms(o.toNanos())).append(" (").append(Text.ms(o.toNanos() - o.fromNanos()))
+                        .append(lease(byLease, o.leaseB())).append(" both valid from ").append(span[0])
+                        .append(" to ").append(span[1]).append(" (").append(Text.ms(o.toNanos() - o.fromNanos()))
                         .append(')');
                 if (o.message() != null && !o.message().isBlank()) {
                     s.append(": ").append(inline(o.message().strip().replaceAll("\\s*\\R\\s*", " ")));

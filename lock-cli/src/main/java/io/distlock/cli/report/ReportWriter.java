@@ -2,6 +2,10 @@ package io.distlock.cli.report;
 
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;
+import com.google.gson.TypeAdapter;
+import com.google.gson.stream.JsonReader;
+import com.google.gson.stream.JsonToken;
+import com.google.gson.stream.JsonWriter;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -25,8 +29,14 @@ public final class ReportWriter {
     /** The JSON form's file name. */
     public static final String JSON = "report.json";
 
-    /** Nulls kept, so that a script sees every key; no HTML escaping: the JSON is not embedded in a page. */
+    /**
+     * Nulls kept, so that a script sees every key; no HTML escaping: the JSON is not embedded in a page. A
+     * figure that is not a number (a rate over an empty window) is written as null: JSON has no NaN, and
+     * Gson would otherwise refuse the whole report.
+     */
     private static final Gson GSON = new GsonBuilder().setPrettyPrinting().serializeNulls().disableHtmlEscaping()
+            .registerTypeAdapter(double.class, new NonFiniteAsNull())
+            .registerTypeAdapter(Double.class, new NonFiniteAsNull())
             .create();
 
     private ReportWriter() {
@@ -51,6 +61,32 @@ public final class ReportWriter {
         Path html = dir.resolve(HTML);
         writeAtomically(html, HtmlReport.render(report));
         return html;
+    }
+
+    /** Gson for report.json: the writer's settings, which a reader of the file needs too (NaN is null there). */
+    static Gson gson() {
+        return GSON;
+    }
+
+    /** NaN and the infinities as null, and null back as NaN: a record's double cannot be null. */
+    private static final class NonFiniteAsNull extends TypeAdapter<Double> {
+        @Override
+        public void write(JsonWriter out, Double value) throws IOException {
+            if (value == null || !Double.isFinite(value)) {
+                out.nullValue();
+            } else {
+                out.value(value.doubleValue());
+            }
+        }
+
+        @Override
+        public Double read(JsonReader in) throws IOException {
+            if (in.peek() == JsonToken.NULL) {
+                in.nextNull();
+                return Double.NaN;
+            }
+            return in.nextDouble();
+        }
     }
 
     /**

@@ -71,6 +71,18 @@ final class Text {
         return String.format(Locale.ROOT, pattern, ms) + " ms";
     }
 
+    /**
+     * Two instants of a timeline in milliseconds, with as many decimals as their distance needs to show:
+     * an overlap of 0.2 ms at 548 ms reads {@code 548.12 ms} and {@code 548.32 ms}, not 548 and 548.
+     */
+    static String[] msPair(long fromNanos, long toNanos) {
+        double distance = Math.abs(toNanos - fromNanos) / 1e6;
+        int decimals = distance <= 0 ? 3 : (int) Math.max(0, Math.min(6, Math.ceil(-Math.log10(distance)) + 1));
+        String pattern = "%,." + decimals + "f ms";
+        return new String[] {String.format(Locale.ROOT, pattern, fromNanos / 1e6),
+            String.format(Locale.ROOT, pattern, toNanos / 1e6)};
+    }
+
     /** A latency given in microseconds, in µs, ms or s as suits it: {@code 87 µs}, {@code 1.24 ms}. */
     static String micros(double us) {
         if (!Double.isFinite(us)) {

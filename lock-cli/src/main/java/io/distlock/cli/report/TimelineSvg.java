@@ -360,7 +360,7 @@ final class TimelineSvg {
                         .append(px(top)).append("\" width=\"").append(px(width)).append("\" height=\"")
                         .append(px(bottom - top)).append("\"><title>")
                         .append(html("overlap #" + (n + 1) + ": leases " + o.leaseA() + " and " + o.leaseB() + ", "
-                                + Text.ms(o.fromNanos()) + " → " + Text.ms(o.toNanos()) + "\n" + o.message()))
+                                + String.join(" → ", Text.msPair(o.fromNanos(), o.toNanos())) + "\n" + o.message()))
                         .append("</title></rect>");
                 // The number that the list under the chart uses, in the strip above the lanes; a number that
                 // would touch the previous one is left out (the band and the list still show the overlap).

@@ -103,6 +103,33 @@ class ReportWriterTest {
     }
 
     @Test
+    void aFigureThatIsNotANumberIsNullInTheJsonAndADashOnThePage() throws IOException {
+        // A scenario interrupted before its first operation: no rate, no latency.
+        BenchRow nothing = new BenchRow("uncontended acquire + release", false, 1, 0, Double.NaN, Double.NaN,
+                Double.NaN, Double.NaN, Double.POSITIVE_INFINITY, List.of(), List.of(), List.of());
+        Report report = new Report("bench", "redis://cache-1.internal:6379", new Backend("redis", "EFFICIENCY",
+                List.of()), "2025-06-03T09:20:41Z", 120, List.of(), List.of(), List.of(nothing), false, true);
+
+        ReportWriter.write(report, dir);
+
+        String json = Files.readString(dir.resolve("report.json"));
+        JsonObject row = JsonParser.parseString(json).getAsJsonObject().getAsJsonArray("bench").get(0).getAsJsonObject();
+        assertThat(row.get("perSecond").isJsonNull()).isTrue();
+        assertThat(row.get("maxMicros").isJsonNull()).isTrue();
+        // Read back with the writer's Gson, null is NaN again (infinity too: JSON cannot tell them apart).
+        BenchRow back = ReportWriter.gson().fromJson(json, Report.class).bench().get(0);
+        assertThat(back.perSecond()).isNaN();
+        assertThat(back.maxMicros()).isNaN();
+        assertThat(back.scenario()).isEqualTo(nothing.scenario());
+        String page = Files.readString(dir.resolve("index.html"));
+        assertThat(page).contains("INTERRUPTED").contains("no latency recorded").contains("no percentile recorded");
+        assertThat(between(page, "<table id=\"bench-table\">", "</table>")).contains("<td class=\"num\">–</td>")
+                .doesNotContain("NaN").doesNotContain("Infinity");
+        assertThat(Files.readString(dir.resolve("report.md"))).startsWith("# distlock bench: ■ INTERRUPTED")
+                .contains("| uncontended acquire + release | 1 | 0 | – | – | – | – | – |");
+    }
+
+    @Test
     void theMarkdownHasTheVerdictsOverlapsAndTimelines() throws IOException {
         ReportWriter.write(checkReport(), dir);
         String md = Files.readString(dir.resolve("report.md"));
@@ -282,6 +309,10 @@ class ReportWriterTest {
         }
         // The 0.2 ms overlap is a few px in the chart; its close-up is what a reader looks at.
         assertThat(chart).contains("<rect class=\"overlap\" data-leases=\"100 101\"");
+        // Its times with the decimals that tell its start from its end.
+        Matcher span = Pattern.compile("both valid from ([\\d,.]+ ms) to ([\\d,.]+ ms)").matcher(dom);
+        assertThat(span.find()).isTrue();
+        assertThat(span.group(1)).isNotEqualTo(span.group(2));
         String closeUp = between(dom, "<svg class=\"timeline-zoom\"", "</svg>");
         assertThat(closeUp).containsPattern("<text class=\"zoom-token\" data-place=\"inside\"[^>]*>4000000100</text>")
                 .containsPattern("<text class=\"zoom-token\" data-place=\"inside\"[^>]*>4000000101</text>");
@@ -510,9 +541,11 @@ class ReportWriterTest {
                 false, first.writes()));
         List<Overlap> overlaps = List.of(new Overlap(100, 101, from, from + 200_000,
                 "lease 100 still held when lease 101 was granted"));
-        Report base = checkReport();
+        List<RuleResult> rules = List.of(new RuleResult("1.1",
+                "grants at most one valid lease per name at any instant, under contention", Outcome.FAILED, 9_700,
+                "overlapping leases ==> 1 pair: lease 100 and lease 101, both valid for 0.2 ms"));
         return new Report("check", "etcd://etcd-1.internal:2379", new Backend("etcd", "CORRECTNESS",
-                List.of("FENCING_TOKENS", "LEASE_EXTENSION", "AUTO_RENEWAL")), base.startedAt(), 9_800, base.rules(),
+                List.of("FENCING_TOKENS", "LEASE_EXTENSION", "AUTO_RENEWAL")), "2025-06-03T09:31:55Z", 9_800, rules,
                 List.of(new Timeline("1.1", "distlock-check/1.1", t, clients, grants, waits, overlaps)), List.of(), false,
                 false);
     }
