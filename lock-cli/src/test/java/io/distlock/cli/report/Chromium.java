@@ -52,8 +52,8 @@ public final class Chromium {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare " + target, e);
         }
-        run(List.of("--hide-scrollbars", "--window-size=" + width + "," + height, "--screenshot=" + target),
-                html);
+        run(BINARY, TIMEOUT_SECONDS, List.of("--hide-scrollbars", "--window-size=" + width + "," + height,
+                "--screenshot=" + target), html);
         try {
             if (!Files.isRegularFile(target) || Files.size(target) == 0) {
                 throw new AssertionError("Chromium exited normally but wrote no screenshot at " + target);
@@ -75,17 +75,21 @@ public final class Chromium {
      * @throws AssertionError if Chromium is missing, fails, times out or prints nothing
      */
     public static String dumpDom(Path html) {
-        String dom = run(List.of("--window-size=" + DOM_WIDTH + "," + DOM_HEIGHT, "--dump-dom"), html);
+        String dom = run(BINARY, TIMEOUT_SECONDS, List.of("--window-size=" + DOM_WIDTH + "," + DOM_HEIGHT, "--dump-dom"),
+                html);
         if (!dom.contains("<html")) {
             throw new AssertionError("Chromium printed no DOM for " + html + ":\n" + dom);
         }
         return dom;
     }
 
-    /** Runs Chromium on {@code html} with {@code options}; its standard output. */
-    private static String run(List<String> options, Path html) {
-        if (!Files.isExecutable(BINARY)) {
-            throw new AssertionError("Chromium is not installed at " + BINARY + ": the report tests render the"
+    /**
+     * Runs {@code binary} (Chromium, or a stand-in in ReportChromiumTest) on {@code html} with
+     * {@code options}, for {@code timeoutSeconds} at most; its standard output.
+     */
+    static String run(Path binary, long timeoutSeconds, List<String> options, Path html) {
+        if (!Files.isExecutable(binary)) {
+            throw new AssertionError("Chromium is not installed at " + binary + ": the report tests render the"
                     + " report in it. Install it (sudo apt-get install -y chromium); the project's test.sh installs it.");
         }
         Path work;
@@ -95,7 +99,7 @@ public final class Chromium {
             throw new UncheckedIOException("cannot create a directory for Chromium", e);
         }
         try {
-            List<String> command = new ArrayList<>(List.of(BINARY.toString(),
+            List<String> command = new ArrayList<>(List.of(binary.toString(),
                     "--headless=new",
                     // Root in a container has no user namespace for the sandbox; the page is our own file.
                     "--no-sandbox",
@@ -119,7 +123,7 @@ public final class Chromium {
                     .redirectError(err.toFile()).start();
             boolean exited;
             try {
-                exited = process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                exited = process.waitFor(timeoutSeconds, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 killTree(process);
@@ -128,7 +132,7 @@ public final class Chromium {
             if (!exited) {
                 killTree(process);
                 throw new AssertionError("Chromium did not finish " + String.join(" ", options) + " on " + html
-                        + " within " + TIMEOUT_SECONDS + " s; it was killed. Its stderr ends with:\n" + tail(err));
+                        + " within " + timeoutSeconds + " s; it was killed. Its stderr ends with:\n" + tail(err));
             }
             if (process.exitValue() != 0) {
                 throw new AssertionError("Chromium exited with " + process.exitValue() + " on " + html
@@ -136,7 +140,7 @@ public final class Chromium {
             }
             return Files.readString(out, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot run " + BINARY, e);
+            throw new UncheckedIOException("cannot run " + binary, e);
         } finally {
             deleteQuietly(work);
         }
