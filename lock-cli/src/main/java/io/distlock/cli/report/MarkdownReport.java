@@ -163,9 +163,11 @@ final class MarkdownReport {
     }
 
     /**
-     * Text in running Markdown: the characters that would start markup escaped with a backslash (which
-     * CommonMark allows before any ASCII punctuation), {@code <} and {@code &} included so that a lock name
-     * never becomes HTML in a renderer.
+     * Text in running Markdown, escaped with backslashes (which CommonMark allows before any ASCII
+     * punctuation) only where a character would start markup, so that the raw file stays readable:
+     * {@code <} before a tag or an autolink (a lock name must never become HTML), {@code &} before an
+     * entity, {@code ]} before a link's target, {@code _} at a word's edge, and always {@code \}, {@code `},
+     * {@code *}, {@code ~} and a table's {@code |}.
      */
     static String inline(String text) {
         if (text == null) {
@@ -174,7 +176,17 @@ final class MarkdownReport {
         StringBuilder b = new StringBuilder(text.length() + 8);
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            if ("\\`*_[]<>|&~#".indexOf(c) >= 0) {
+            char next = i + 1 < text.length() ? text.charAt(i + 1) : ' ';
+            char previous = i > 0 ? text.charAt(i - 1) : ' ';
+            boolean escape = switch (c) {
+                case '\\', '`', '*', '~', '|' -> true;
+                case '<' -> Character.isLetter(next) || next == '/' || next == '!' || next == '?';
+                case '&' -> Character.isLetter(next) || next == '#';
+                case ']' -> next == '(' || next == '[' || next == ':';
+                case '_' -> !Character.isLetterOrDigit(previous) || !Character.isLetterOrDigit(next);
+                default -> false;
+            };
+            if (escape) {
                 b.append('\\');
             }
             b.append(c);

@@ -147,6 +147,20 @@ class ReportWriterTest {
         assertThat(md).contains("1. leases 7 (client-0, token 7) and 8 (client-2, token 8) both valid from 288 ms to 300 ms");
         // A table cell cannot be broken by a pipe in a detail.
         assertThat(md).contains("120 writes accepted \\| 0 refused");
+        // Escaped only where markup would start: the raw file stays readable.
+        assertThat(md).contains("| overlapping leases ==> expected: <[]> but was: <[Overlap[leaseA=7, leaseB=8,");
+    }
+
+    @Test
+    void markdownTextNeverTurnsIntoMarkup() {
+        assertThat(MarkdownReport.inline("orders/<b>eu</b> & \"x\"")).isEqualTo("orders/\\<b>eu\\</b> & \"x\"");
+        assertThat(MarkdownReport.inline("a &amp; b &#38; c")).isEqualTo("a \\&amp; b \\&#38; c");
+        assertThat(MarkdownReport.inline("[click](http://x) [ref]: y")).isEqualTo("[click\\](http://x) [ref\\]: y");
+        assertThat(MarkdownReport.inline("*bold* ~gone~ `code` a|b c\\d")).isEqualTo("\\*bold\\* \\~gone\\~ \\`code\\` a\\|b c\\\\d");
+        assertThat(MarkdownReport.inline("snake_case _em_")).isEqualTo("snake_case \\_em\\_");
+        assertThat(MarkdownReport.inline("p99 < 5 ms, 3 > 2, <[]>")).isEqualTo("p99 < 5 ms, 3 > 2, <[]>");
+        assertThat(MarkdownReport.code("a `tick` here")).isEqualTo("``a `tick` here``");
+        assertThat(MarkdownReport.code("`edge`")).isEqualTo("`` `edge` ``");
     }
 
     @Test
@@ -159,7 +173,7 @@ class ReportWriterTest {
         assertThat(md).contains("| uncontended acquire + release | 1 | 48,213 | 4,821 | 180 µs | 420 µs | 910 µs | 2.40 ms |");
         assertThat(md).contains("raw floor: SET NX PX + compare-and-delete *(raw floor)*");
         assertThat(md).contains("contended, 4 clients *(contended)*");
-        assertThat(md).contains("- client\\_3: 2,980 (24.4%)");
+        assertThat(md).contains("- client_3: 2,980 (24.4%)");
     }
 
     @Test
