@@ -55,6 +55,7 @@ final class HtmlReport {
         };
     }
 
+    /** The whole page for {@code r}. */
     static String render(Report r) {
         String verdict = verdict(r);
         StringBuilder s = new StringBuilder(256 * 1024);

@@ -25,6 +25,7 @@ final class MarkdownReport {
     private MarkdownReport() {
     }
 
+    /** The whole document for {@code r}. */
     static String render(Report r) {
         String verdict = HtmlReport.verdict(r);
         StringBuilder s = new StringBuilder(16 * 1024);
