@@ -22,6 +22,8 @@ if ! { [ -x /usr/sbin/mariadbd ] || command -v mariadbd >/dev/null 2>&1; } \
     || ! command -v mariadb-install-db >/dev/null 2>&1 || ! command -v mariadb >/dev/null 2>&1; then
   missing+=(mariadb-server mariadb-client)
 fi
+# lock-cli's tests open the distlock command's HTML report in headless Chromium (screenshot and DOM).
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 # The C compiler builds the CAS/CAD Redis module the Tair tests load into redis-server (lock-tck-fixtures' TairModule).
 command -v cc >/dev/null 2>&1 || missing+=(gcc libc6-dev)
 
