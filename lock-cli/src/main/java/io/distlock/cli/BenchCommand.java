@@ -5,6 +5,7 @@ import io.distlock.cli.bench.Bench;
 import io.distlock.cli.bench.FloorPlan;
 import io.distlock.cli.bench.Progress;
 import io.distlock.cli.report.Report;
+import io.distlock.cli.report.ReportWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -12,7 +13,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,6 +66,9 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--json", description = "Print the report as JSON instead of the table (progress goes to standard error).")
     boolean json;
 
+    @Option(names = "--report", paramLabel = "DIR", description = "Write index.html, report.md and report.json to DIR.")
+    Path report;
+
     @Override
     public Integer call() {
         if (clients < 1 || clients > Bench.MAX_CLIENTS) {
@@ -105,9 +111,17 @@ final class BenchCommand implements Callable<Integer> {
             return ExitCodes.INTERRUPTED;
         }
         if (json) {
-            out.println(Json.GSON.toJson(result.report()));
+            out.println(ReportWriter.json(result.report()));
         } else {
             print(out, result);
+        }
+        if (report != null) {
+            try {
+                Path index = ReportWriter.write(result.report(), report);
+                (json ? err : out).println("report: " + index.toAbsolutePath());
+            } catch (IOException e) {
+                err.println("distlock: the report could not be written to " + report + ": " + e.getMessage());
+            }
         }
         out.flush();
         for (String failure : result.failures()) {

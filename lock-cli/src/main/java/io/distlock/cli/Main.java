@@ -18,7 +18,7 @@ import java.io.PrintWriter;
 @Command(name = "distlock", mixinStandardHelpOptions = true, versionProvider = Main.Version.class,
         description = "See, take back, audit and benchmark the locks of a live deployment.",
         subcommands = {BackendsCommand.class, HoldersCommand.class, InspectCommand.class, RevokeCommand.class,
-                BenchCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
+                CheckCommand.class, BenchCommand.class, DemoCommand.class, CommandLine.HelpCommand.class},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {
                 "0:done (check: every rule that ran passed; revoke: revoked)",

@@ -26,6 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * backends, holders, inspect and revoke through the real {@code bin/distlock}, against a real server of
@@ -141,6 +142,30 @@ class CommandsTest {
         assertThat(JsonParser.parseString(again.out()).getAsJsonObject().get("revoked").getAsBoolean()).isFalse();
         assertThat(other.isValid()).as("the other lock was not touched").isTrue();
         other.release();
+    }
+
+    @Test
+    void holdersWatchRefreshesUntilCtrlC() throws Exception {
+        String uri = Servers.uri("redis");
+        String prefix = "cli-watch/" + UUID.randomUUID().toString().substring(0, 8) + "/";
+        LockClient holder = open(Locks.connect(uri));
+        Distlock.Running watch = Distlock.launcher().start("holders", uri, "--prefix", prefix, "--watch", "--interval", "200ms");
+        await().atMost(Duration.ofSeconds(30)).until(() -> watch.outputSoFar().contains("0 held"));
+        Lease lease = holder.lock(prefix + "job").acquire(Duration.ofMinutes(1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> watch.outputSoFar().contains("1 held"));
+        assertThat(watch.outputSoFar()).contains(prefix + "job");
+        watch.interrupt();
+        Distlock.Result r = watch.await(Duration.ofSeconds(30));
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.INTERRUPTED);
+        assertThat(r.out()).doesNotContain("\033[");  // no terminal: one table after another, no escape codes
+        lease.release();
+    }
+
+    @Test
+    void theDemoRunsTheReadmesStory() {
+        Distlock.Result r = Distlock.launcher().run(Duration.ofMinutes(2), "demo");
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).contains("OK: 1 of 5 instances ran the reconciliation", "A's stale write was rejected");
     }
 
     @Test
