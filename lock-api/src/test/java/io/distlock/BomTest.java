@@ -21,8 +21,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class BomTest {
 
-    /** Reactor modules that are not published artifacts. */
-    private static final List<String> UNPUBLISHED = List.of("bom", "lock-bench");
+    /**
+     * Reactor modules that are not published artifacts: the BOM itself, the benchmarks, and the distlock
+     * command, which is a distribution (bin/ and lib/), not a library to depend on.
+     */
+    private static final List<String> UNPUBLISHED = List.of("bom", "lock-bench", "lock-cli");
 
     private static final Pattern MODULE = Pattern.compile("<module>\\s*([^<\\s]+)\\s*</module>");
     private static final Pattern DEPENDENCY = Pattern.compile("<dependency>(.*?)</dependency>", Pattern.DOTALL);
