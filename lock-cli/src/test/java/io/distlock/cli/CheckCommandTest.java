@@ -7,6 +7,7 @@ import com.google.gson.JsonParser;
 import io.distlock.LockClient;
 import io.distlock.Locks;
 import io.distlock.cli.report.Chromium;
+import io.distlock.cli.report.Dom;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -77,12 +78,12 @@ class CheckCommandTest {
 
         // The page as a person sees it: headless Chromium's DOM and a 1280 px screenshot, kept.
         String dom = Chromium.dumpDom(report.resolve("index.html"));
-        assertThat(count(dom, "<tr class=\"rule ")).isEqualTo(rules.size());
-        List<String> charts = svgs(dom, "timeline");
+        assertThat(Dom.count(dom, "<tr class=\"rule ")).isEqualTo(rules.size());
+        List<String> charts = Dom.svgs(dom, "timeline");
         assertThat(charts).hasSize(3);
         for (String chart : charts) {
-            assertThat(count(chart, "<g class=\"lane\"")).as("one lane per client").isGreaterThanOrEqualTo(8);
-            assertThat(count(chart, "<text class=\"token\"")).as("grants labelled with their tokens").isPositive();
+            assertThat(Dom.count(chart, "<g class=\"lane\"")).as("one lane per client").isGreaterThanOrEqualTo(8);
+            assertThat(Dom.count(chart, "<text class=\"token\"")).as("grants labelled with their tokens").isPositive();
             assertThat(chart).doesNotContain("<rect class=\"overlap\"");
         }
         screenshot(report, "check-redis.png");
@@ -105,9 +106,8 @@ class CheckCommandTest {
         assertThat(timeline.getAsJsonArray("grants").size()).isLessThanOrEqualTo(300);
 
         String dom = Chromium.dumpDom(report.resolve("index.html"));
-        String verdicts = dom.substring(dom.indexOf("<table id=\"verdicts\">"));
-        assertThat(verdicts.substring(0, verdicts.indexOf("</table>"))).contains("1.1").contains("FAILED");
-        String chart = svgs(dom, "timeline").get(0);
+        assertThat(Dom.between(dom, "<table id=\"verdicts\">", "</table>")).contains("1.1").contains("FAILED");
+        String chart = Dom.svgs(dom, "timeline").get(0);
         assertThat(chart).as("the double grant drawn").contains("<rect class=\"overlap\"");
         assertThat(dom).contains("<ul class=\"overlaps\">");
         screenshot(report, "check-double-grant.png");
@@ -117,23 +117,6 @@ class CheckCommandTest {
         Path dir = Files.createDirectories(Path.of(System.getProperty("distlock.cli.screenshots", "target/report-screenshots")));
         Path png = Chromium.screenshot(report.resolve("index.html"), dir.resolve(name), 1280, 1800);
         assertThat(Files.size(png)).isGreaterThan(10_000);
-    }
-
-    private static List<String> svgs(String dom, String cls) {
-        Matcher m = Pattern.compile("<svg class=\"" + cls + "\"(.*?)</svg>", Pattern.DOTALL).matcher(dom);
-        List<String> found = new java.util.ArrayList<>();
-        while (m.find()) {
-            found.add(m.group());
-        }
-        return found;
-    }
-
-    private static int count(String s, String what) {
-        int n = 0;
-        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + what.length())) {
-            n++;
-        }
-        return n;
     }
 
     @Test
@@ -154,6 +137,15 @@ class CheckCommandTest {
             await().atMost(Duration.ofSeconds(2)).untilAsserted(() ->
                     assertThat(look.holders(prefix.group(1), 100)).as("what the audit left held").isEmpty());
         }
+    }
+
+    @Test
+    void onATerminalEachRuleHasABarThatItsVerdictReplaces() {
+        Distlock.Result r = Distlock.launcher().runOnTerminal("", Duration.ofMinutes(1), "check", Servers.uri("redis"),
+                "--rules", "1.2,2.1");
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+        assertThat(r.out()).containsPattern("\r1\\.2 +release touches only the caller's own lease \\[#*\\.*\\]")
+                .contains("\rPASSED  1.2").doesNotContain("running 1.2");
     }
 
     @Test

@@ -145,6 +145,25 @@ class CommandsTest {
     }
 
     @Test
+    void onATerminalRevokeAsksFirstAndANoRevokesNothing() throws Exception {
+        String uri = Servers.uri("zookeeper");
+        String name = "cli-confirm/" + UUID.randomUUID().toString().substring(0, 8);
+        LockClient holder = open(Locks.connect(uri, LockOptions.builder().owner("stuck job").build()));
+        Lease lease = holder.lock(name).acquire(Duration.ofMinutes(5));
+
+        Distlock.Result declined = Distlock.launcher().runOnTerminal("n\n", Duration.ofMinutes(1), "revoke", uri, name, "--reason", "stuck");
+        assertThat(declined.exitCode()).as(declined.toString()).isEqualTo(ExitCodes.REFUSED);
+        assertThat(declined.out()).contains("stuck job", "Revoke '" + name + "' from stuck job? [y/N]", "nothing was revoked");
+        assertThat(lease.isValid()).isTrue();
+        assertThat(holder.inspect(name)).isPresent();
+
+        Distlock.Result confirmed = Distlock.launcher().runOnTerminal("y\n", Duration.ofMinutes(1), "revoke", uri, name, "--reason", "stuck");
+        assertThat(confirmed.exitCode()).as(confirmed.toString()).isZero();
+        assertThat(confirmed.out()).contains("revoked '" + name + "' from stuck job");
+        assertThat(lease.lost().toCompletableFuture().get(20, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+    }
+
+    @Test
     void holdersWatchRefreshesUntilCtrlC() throws Exception {
         String uri = Servers.uri("redis");
         String prefix = "cli-watch/" + UUID.randomUUID().toString().substring(0, 8) + "/";

@@ -52,12 +52,39 @@ public final class Distlock {
         return this;
     }
 
+    /**
+     * Runs {@code bin/distlock args...} on a terminal, as a person at one does: util-linux's {@code script}
+     * gives it a pseudo-terminal, and {@code typed} is what the person types.
+     */
+    public Result runOnTerminal(String typed, Duration timeout, String... args) {
+        StringBuilder line = new StringBuilder(quote(home().resolve("bin/distlock").toString()));
+        for (String arg : args) {
+            line.append(' ').append(quote(arg));
+        }
+        Running running = launch(List.of("script", "--quiet", "--return", "--command", line.toString(), "/dev/null"),
+                ProcessBuilder.Redirect.PIPE);
+        try (var in = running.process.getOutputStream()) {
+            in.write(typed.getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return running.await(timeout);
+    }
+
+    private static String quote(String arg) {
+        return "'" + arg.replace("'", "'\\''") + "'";
+    }
+
     /** Starts {@code bin/distlock args...}; the caller waits for it or signals it. */
     public Running start(String... args) {
         List<String> command = new ArrayList<>();
         command.add(home().resolve("bin/distlock").toString());
         command.addAll(List.of(args));
-        ProcessBuilder builder = new ProcessBuilder(command).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+        return launch(command, ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    }
+
+    private Running launch(List<String> command, ProcessBuilder.Redirect input) {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectInput(input);
         builder.environment().remove("DISTLOCK_PASSWORD");
         builder.environment().remove("DISTLOCK_USER");
         builder.environment().remove("DISTLOCK_CLASSPATH");

@@ -237,8 +237,6 @@ public final class Audit {
     }
 
     private static String message(Throwable t) {
-        String m = t.getMessage() == null ? t.toString() : t.getMessage();
-        // An assumption's message names the missing feature after the TCK's marker; keep what a person reads.
-        return m.strip();
+        return (t.getMessage() == null ? t.toString() : t.getMessage()).strip();
     }
 }

@@ -123,7 +123,7 @@ class ReportWriterTest {
         assertThat(back.scenario()).isEqualTo(nothing.scenario());
         String page = Files.readString(dir.resolve("index.html"));
         assertThat(page).contains("INTERRUPTED").contains("no latency recorded").contains("no percentile recorded");
-        assertThat(between(page, "<table id=\"bench-table\">", "</table>")).contains("<td class=\"num\">–</td>")
+        assertThat(Dom.between(page, "<table id=\"bench-table\">", "</table>")).contains("<td class=\"num\">–</td>")
                 .doesNotContain("NaN").doesNotContain("Infinity");
         assertThat(Files.readString(dir.resolve("report.md"))).startsWith("# distlock bench: ■ INTERRUPTED")
                 .contains("| uncontended acquire + release | 1 | 0 | – | – | – | – | – |");
@@ -203,27 +203,27 @@ class ReportWriterTest {
         String dom = Chromium.dumpDom(index);
 
         assertThat(dom).contains("id=\"overall\"").containsPattern("class=\"verdict failed\"[^>]*>.*FAILED</div>");
-        String verdicts = between(dom, "<table id=\"verdicts\">", "</table>");
-        assertThat(count(verdicts, "<tr class=\"rule ")).isEqualTo(report.rules().size());
+        String verdicts = Dom.between(dom, "<table id=\"verdicts\">", "</table>");
+        assertThat(Dom.count(verdicts, "<tr class=\"rule ")).isEqualTo(report.rules().size());
         assertThat(verdicts).containsPattern("<tr class=\"rule failed\" data-rule=\"1\\.1\">.*✗ FAILED");
         assertThat(verdicts).containsPattern("<tr class=\"rule passed\" data-rule=\"1\\.7\">.*✓ PASSED");
         assertThat(verdicts).containsPattern("<tr class=\"rule skipped\" data-rule=\"2\\.8\">.*– SKIPPED");
         assertThat(verdicts).contains("<pre>overlapping leases ==&gt; expected: &lt;[]&gt; but was:");
         assertThat(dom).contains("1 passed").contains("1 failed").contains("1 skipped");
 
-        List<String> charts = svgs(dom, "timeline");
+        List<String> charts = Dom.svgs(dom, "timeline");
         assertThat(charts).hasSize(report.timelines().size());
         for (int i = 0; i < charts.size(); i++) {
             Timeline t = report.timelines().get(i);
             String svg = charts.get(i);
             assertThat(svg).contains("data-rule=\"" + t.rule() + "\"");
-            assertThat(count(svg, "<g class=\"lane\"")).as("lanes of " + t.rule()).isEqualTo(t.clients().size());
+            assertThat(Dom.count(svg, "<g class=\"lane\"")).as("lanes of " + t.rule()).isEqualTo(t.clients().size());
             for (String client : t.clients()) {
                 assertThat(svg).contains("<g class=\"lane\" data-client=\"" + client + "\"");
             }
-            assertThat(count(svg, "<rect class=\"grant\"")).isEqualTo(t.grants().size());
-            assertThat(count(svg, "<rect class=\"wait\"")).isEqualTo(t.waits().size());
-            assertThat(count(svg, "<rect class=\"overlap\"")).isEqualTo(t.overlaps().size());
+            assertThat(Dom.count(svg, "<rect class=\"grant\"")).isEqualTo(t.grants().size());
+            assertThat(Dom.count(svg, "<rect class=\"wait\"")).isEqualTo(t.waits().size());
+            assertThat(Dom.count(svg, "<rect class=\"overlap\"")).isEqualTo(t.overlaps().size());
         }
         // Token labels as text: the clean run's bars are wide enough for most of them.
         Matcher tokens = Pattern.compile("<text class=\"token\"[^>]*>(\\d+)</text>").matcher(charts.get(0));
@@ -235,19 +235,19 @@ class ReportWriterTest {
                 .allSatisfy(token -> assertThat(token).isBetween(101L, 160L));
         assertThat(charts.get(1)).containsPattern("<text class=\"token\"[^>]*>8</text>");
         // The overlap: a red band, and the list under its chart; the clean run says it has none.
-        String afterClean = between(dom, "id=\"timeline-1\"", "</figure>");
+        String afterClean = Dom.between(dom, "id=\"timeline-1\"", "</figure>");
         assertThat(afterClean).contains("no overlap of two valid holders").doesNotContain("class=\"overlaps\"");
-        String afterOverlapping = between(dom, "id=\"timeline-2\"", "</figure>");
+        String afterOverlapping = Dom.between(dom, "id=\"timeline-2\"", "</figure>");
         assertThat(afterOverlapping).doesNotContain("no overlap of two valid holders");
         assertThat(charts.get(1)).contains("<rect class=\"overlap\" data-leases=\"7 8\"");
         // And close up, over the two grants' window, with classes of its own so the counts above hold.
         assertThat(afterClean).doesNotContain("<svg class=\"timeline-zoom\"");
-        assertThat(count(afterOverlapping, "<svg class=\"timeline-zoom\"")).isEqualTo(1);
-        String closeUp = between(afterOverlapping, "<svg class=\"timeline-zoom\"", "</svg>");
+        assertThat(Dom.count(afterOverlapping, "<svg class=\"timeline-zoom\"")).isEqualTo(1);
+        String closeUp = Dom.between(afterOverlapping, "<svg class=\"timeline-zoom\"", "</svg>");
         assertThat(closeUp).contains("<rect class=\"zoom-overlap\" data-leases=\"7 8\"")
                 .contains("<rect class=\"zoom-grant\" data-lease=\"7\"").contains("<rect class=\"zoom-grant\" data-lease=\"8\"")
                 .doesNotContain("class=\"grant\"").doesNotContain("class=\"lane\"");
-        String list = between(afterOverlapping, "<ul class=\"overlaps\">", "</ul>");
+        String list = Dom.between(afterOverlapping, "<ul class=\"overlaps\">", "</ul>");
         assertThat(list).contains("<strong>7</strong> (client-0, token 7)").contains("<strong>8</strong> (client-2, token 8)")
                 .contains("288 ms").contains("300 ms").contains("lease 7 still valid when lease 8 was granted");
         // Escaped, so the browser made text of the name, not a <b> element.
@@ -268,22 +268,22 @@ class ReportWriterTest {
 
         assertThat(dom).containsPattern("class=\"verdict passed\"[^>]*>.*PASSED</div>");
         assertThat(dom).doesNotContain("id=\"verdicts\"").doesNotContain("<svg class=\"timeline\"");
-        String table = between(dom, "<table id=\"bench-table\">", "</table>");
-        assertThat(count(table, "<tr class=\"distlock\"")).isEqualTo(2);
-        assertThat(count(table, "<tr class=\"floor\"")).isEqualTo(1);
+        String table = Dom.between(dom, "<table id=\"bench-table\">", "</table>");
+        assertThat(Dom.count(table, "<tr class=\"distlock\"")).isEqualTo(2);
+        assertThat(Dom.count(table, "<tr class=\"floor\"")).isEqualTo(1);
         assertThat(table).contains("48,213").contains("180 µs").contains("2.40 ms").contains("raw floor");
-        List<String> histograms = svgs(dom, "histogram");
+        List<String> histograms = Dom.svgs(dom, "histogram");
         assertThat(histograms).hasSize(3);
         for (int i = 0; i < histograms.size(); i++) {
-            assertThat(count(histograms.get(i), "<rect class=\"bucket\"")).isEqualTo(report.bench().get(i).histogram().size());
+            assertThat(Dom.count(histograms.get(i), "<rect class=\"bucket\"")).isEqualTo(report.bench().get(i).histogram().size());
         }
-        List<String> plots = svgs(dom, "percentiles");
+        List<String> plots = Dom.svgs(dom, "percentiles");
         assertThat(plots).hasSize(1);
-        assertThat(count(plots.get(0), "<polyline")).isEqualTo(3);
-        assertThat(count(plots.get(0), "<g class=\"series floor\"")).isEqualTo(1);
+        assertThat(Dom.count(plots.get(0), "<polyline")).isEqualTo(3);
+        assertThat(Dom.count(plots.get(0), "<g class=\"series floor\"")).isEqualTo(1);
         assertThat(plots.get(0)).contains(">p99.9<").contains(">p99.99<");
-        String shares = between(dom, "<div class=\"shares\">", "</div>");
-        assertThat(count(shares, "<li>")).isEqualTo(4);
+        String shares = Dom.between(dom, "<div class=\"shares\">", "</div>");
+        assertThat(Dom.count(shares, "<li>")).isEqualTo(4);
         assertThat(shares).contains("client_3");
 
         Path png = Chromium.screenshot(index, dir.resolve("bench.png"), WIDTH, 2000);
@@ -313,13 +313,13 @@ class ReportWriterTest {
 
         String dom = Chromium.dumpDom(index);
 
-        String chart = svgs(dom, "timeline").get(0);
-        assertThat(count(chart, "<g class=\"lane\"")).isEqualTo(8);
-        assertThat(count(chart, "<rect class=\"grant\"")).isEqualTo(t.grants().size());
+        String chart = Dom.svgs(dom, "timeline").get(0);
+        assertThat(Dom.count(chart, "<g class=\"lane\"")).isEqualTo(8);
+        assertThat(Dom.count(chart, "<rect class=\"grant\"")).isEqualTo(t.grants().size());
         // Every lane has some of its tokens written out, not only in tooltips.
         for (String client : t.clients()) {
-            String lane = between(chart, "<g class=\"lane\" data-client=\"" + client + "\"", "</g>");
-            assertThat(count(lane, "<text class=\"token\"")).as("token labels in %s", client).isGreaterThan(5);
+            String lane = Dom.between(chart, "<g class=\"lane\" data-client=\"" + client + "\"", "</g>");
+            assertThat(Dom.count(lane, "<text class=\"token\"")).as("token labels in %s", client).isGreaterThan(5);
         }
         // The 0.2 ms overlap is a few px in the chart; its close-up is what a reader looks at.
         assertThat(chart).contains("<rect class=\"overlap\" data-leases=\"100 101\"");
@@ -327,7 +327,7 @@ class ReportWriterTest {
         Matcher span = Pattern.compile("both valid from ([\\d,.]+ ms) to ([\\d,.]+ ms)").matcher(dom);
         assertThat(span.find()).isTrue();
         assertThat(span.group(1)).isNotEqualTo(span.group(2));
-        String closeUp = between(dom, "<svg class=\"timeline-zoom\"", "</svg>");
+        String closeUp = Dom.between(dom, "<svg class=\"timeline-zoom\"", "</svg>");
         assertThat(closeUp).containsPattern("<text class=\"zoom-token\" data-place=\"inside\"[^>]*>4000000100</text>")
                 .containsPattern("<text class=\"zoom-token\" data-place=\"inside\"[^>]*>4000000101</text>");
 
@@ -346,7 +346,7 @@ class ReportWriterTest {
         Path probe = index.resolveSibling("layout-probe.html");
         Files.writeString(probe, Files.readString(index).replace("</body>", LAYOUT_PROBE + "</body>"));
         String dom = Chromium.dumpDom(probe);
-        String report = between(dom, "<pre id=\"layout-probe\">", "</pre>");
+        String report = Dom.between(dom, "<pre id=\"layout-probe\">", "</pre>");
         report = report.substring("<pre id=\"layout-probe\">".length(), report.length() - "</pre>".length());
         return List.of(report.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"")
                 .replace("&amp;", "&").split("\n"));
@@ -418,31 +418,6 @@ class ReportWriterTest {
         Path screenshots = Path.of(System.getProperty("distlock.cli.screenshots", "target/report-screenshots"));
         Files.createDirectories(screenshots);
         Files.copy(png, screenshots.resolve(name), StandardCopyOption.REPLACE_EXISTING);
-    }
-
-    private static String between(String s, String from, String to) {
-        int start = s.indexOf(from);
-        assertThat(start).as("%s in the page", from).isNotNegative();
-        int end = s.indexOf(to, start);
-        assertThat(end).as("%s after %s", to, from).isNotNegative();
-        return s.substring(start, end + to.length());
-    }
-
-    private static List<String> svgs(String dom, String cls) {
-        List<String> found = new ArrayList<>();
-        Matcher m = Pattern.compile("<svg class=\"" + cls + "\"(.*?)</svg>", Pattern.DOTALL).matcher(dom);
-        while (m.find()) {
-            found.add(m.group());
-        }
-        return found;
-    }
-
-    private static int count(String s, String what) {
-        int n = 0;
-        for (int i = s.indexOf(what); i >= 0; i = s.indexOf(what, i + what.length())) {
-            n++;
-        }
-        return n;
     }
 
     // ---- the synthetic runs -------------------------------------------------------------------------
