@@ -3,8 +3,11 @@ package io.distlock.cli;
 import com.google.gson.Gson;
 import io.distlock.LockClient;
 import io.distlock.Locks;
+import io.distlock.cli.report.Chromium;
+import io.distlock.cli.report.Dom;
 import io.distlock.cli.report.Report;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import redis.clients.jedis.HostAndPort;
@@ -13,6 +16,8 @@ import redis.clients.jedis.Jedis;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
@@ -36,7 +41,7 @@ class BenchCommandTest {
     private static final Pattern NAMES = Pattern.compile("names under (distlock-bench/[0-9a-f]{8}/)");
 
     @ParameterizedTest
-    @ValueSource(strings = {"redis", "redis-wait"})
+    @ValueSource(strings = {"redis", "redis-wait", "tair"})
     void measuresUncontendedContendedAndTheRawFloorOnTheSameServer(String scheme) {
         Distlock.Result run = DISTLOCK.run(Duration.ofMinutes(1), "bench", Servers.uri(scheme),
                 "--duration", "3s", "--clients", "3", "--json");
@@ -139,7 +144,7 @@ class BenchCommandTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"zookeeper", "etcd"})
+    @ValueSource(strings = {"redlock", "zookeeper", "etcd"})
     void withoutARawFloorTheRowsAreDistlocksAndTheOutputSaysWhy(String scheme) {
         Distlock.Result run = DISTLOCK.run(Duration.ofMinutes(1), "bench", Servers.uri(scheme),
                 "--duration", "1s", "--clients", "2");
@@ -183,6 +188,27 @@ class BenchCommandTest {
                 admin.aclDelUser(user);
             }
         }
+    }
+
+    /** The report as a person sees it: headless Chromium's DOM, and a 1280 px screenshot that the build keeps. */
+    @Test
+    void theReportDrawsAHistogramPerRowAndOnePercentilePlot(@TempDir Path dir) throws IOException {
+        Path out = dir.resolve("report");
+        Distlock.Result run = DISTLOCK.run(Duration.ofMinutes(1), "bench", Servers.uri("redis"), "--duration", "2s",
+                "--clients", "2", "--report", out.toString());
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out()).contains("report: " + out.resolve("index.html").toAbsolutePath());
+        Report report = new Gson().fromJson(Files.readString(out.resolve("report.json")), Report.class);
+        assertThat(report.bench()).hasSize(5);
+
+        String dom = Chromium.dumpDom(out.resolve("index.html"));
+        assertThat(Dom.svgs(dom, "histogram")).hasSize(report.bench().size());
+        List<String> plots = Dom.svgs(dom, "percentiles");
+        assertThat(plots).hasSize(1);
+        assertThat(Dom.count(plots.get(0), "<polyline")).isEqualTo(report.bench().size());
+        Path screenshots = Files.createDirectories(Path.of(System.getProperty("distlock.cli.screenshots", "target/report-screenshots")));
+        assertThat(Files.size(Chromium.screenshot(out.resolve("index.html"), screenshots.resolve("bench-redis.png"), 1280, 2000)))
+                .isGreaterThan(10_000);
     }
 
     @Test

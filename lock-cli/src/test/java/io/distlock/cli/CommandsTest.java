@@ -171,8 +171,9 @@ class CommandsTest {
         Distlock.Running watch = Distlock.launcher().start("holders", uri, "--prefix", prefix, "--watch", "--interval", "200ms");
         await().atMost(Duration.ofSeconds(30)).until(() -> watch.outputSoFar().contains("0 held"));
         Lease lease = holder.lock(prefix + "job").acquire(Duration.ofMinutes(1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> watch.outputSoFar().contains("1 held"));
-        assertThat(watch.outputSoFar()).contains(prefix + "job");
+        // A refresh prints its count, then its table: wait for the row, which comes last.
+        await().atMost(Duration.ofSeconds(30)).until(() -> watch.outputSoFar().contains(prefix + "job"));
+        assertThat(watch.outputSoFar()).contains("1 held");
         watch.interrupt();
         Distlock.Result r = watch.await(Duration.ofSeconds(30));
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.INTERRUPTED);
