@@ -137,12 +137,11 @@ final class CheckCommand implements Callable<Integer> {
         if (rules == null) {
             return all;
         }
-        List<String> wanted = List.of(rules.split(","));
+        // The audit's rules that --rules names, by number or by group (2 names 2.1, 2.2, ...).
+        List<String> wanted = List.of(rules.split(",")).stream().map(String::trim).filter(w -> !w.isEmpty()).toList();
         String chosen = List.of(all.split(",")).stream()
-                .filter(rule -> wanted.stream().map(String::trim).anyMatch(w -> rule.equals(w) || rule.startsWith(w + ".")
-                        || w.startsWith(rule + ".")))
-                .map(rule -> wanted.stream().map(String::trim).filter(w -> w.startsWith(rule + ".")).findFirst().orElse(rule))
-                .distinct().collect(Collectors.joining(","));
+                .filter(rule -> wanted.stream().anyMatch(w -> rule.equals(w) || rule.startsWith(w + ".")))
+                .collect(Collectors.joining(","));
         if (chosen.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "--rules " + rules + " names none of the audit's rules: " + all);
         }
