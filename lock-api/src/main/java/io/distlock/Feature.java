@@ -35,5 +35,17 @@ public enum Feature {
      * holder's {@link Lease#lost()} completes with {@link Lease.LossReason#REVOKED}, and (with
      * {@link #FENCING_TOKENS}) every later grant's token is above the evicted holder's.
      */
-    REVOCATION
+    REVOCATION,
+    /**
+     * {@link LockClient#readWriteLock} gives a read-write lock: many readers or one writer, a
+     * waiting writer served before readers that arrive after it, and (with {@link #FENCING_TOKENS})
+     * one fencing order for both sides, so that a writer's token is above every token granted before it.
+     */
+    READ_WRITE,
+    /**
+     * {@link LockClient#semaphore} gives a semaphore of N permits, each a lease: never more than N
+     * valid at once, a dead holder's permit back at the end of its lease or session, and the count
+     * stored on the server so that a client asking for another count is refused.
+     */
+    SEMAPHORE
 }

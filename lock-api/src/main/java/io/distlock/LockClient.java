@@ -27,6 +27,52 @@ public interface LockClient extends AutoCloseable {
      */
     DistributedLock lock(String name);
 
+    /** The largest permit count {@link #semaphore} accepts. */
+    int MAX_PERMITS = 10_000;
+
+    /**
+     * Returns the read-write lock of the given name: many readers or one writer, write preference,
+     * one fencing order (see {@link DistributedReadWriteLock}). Its name space is its own: it does not
+     * contend with {@code lock(name)} nor with {@code semaphore(name, n)}.
+     *
+     * <p>The default refuses: an implementation of this interface that has no read-write locks says so.
+     *
+     * @param name a lock name, as for {@link #lock(String)}
+     * @return a handle on the read-write lock; cheap, holds nothing on the server
+     * @throws NullPointerException          if {@code name} is null
+     * @throws IllegalArgumentException      if {@code name} is not a valid lock name
+     * @throws UnsupportedOperationException if the backend does not declare {@link Feature#READ_WRITE}
+     *                                       (the message names the feature)
+     * @throws IllegalStateException         if the client is closed
+     */
+    default DistributedReadWriteLock readWriteLock(String name) {
+        throw new UnsupportedOperationException("LockClient.readWriteLock needs feature " + Feature.READ_WRITE
+                + ", which backend '" + backend().scheme() + "' does not declare");
+    }
+
+    /**
+     * Returns the semaphore of the given name with {@code permits} permits, each acquired as a lease
+     * (see {@link DistributedSemaphore}). The count is part of the semaphore: an acquire whose count
+     * differs from the one its holders on the server use is refused
+     * ({@link PermitCountMismatchException}). Its name space is its own: it does not contend with
+     * {@code lock(name)} nor with {@code readWriteLock(name)}.
+     *
+     * <p>The default refuses: an implementation of this interface that has no semaphores says so.
+     *
+     * @param name    a lock name, as for {@link #lock(String)}
+     * @param permits how many permits may be held at once, 1 to {@value #MAX_PERMITS}
+     * @return a handle on the semaphore; cheap, holds nothing on the server
+     * @throws NullPointerException          if {@code name} is null
+     * @throws IllegalArgumentException      if {@code name} is not a valid lock name or {@code permits} is out of range
+     * @throws UnsupportedOperationException if the backend does not declare {@link Feature#SEMAPHORE}
+     *                                       (the message names the feature)
+     * @throws IllegalStateException         if the client is closed
+     */
+    default DistributedSemaphore semaphore(String name, int permits) {
+        throw new UnsupportedOperationException("LockClient.semaphore needs feature " + Feature.SEMAPHORE
+                + ", which backend '" + backend().scheme() + "' does not declare");
+    }
+
     /** @return what backend this client talks to and what it promises */
     BackendDescriptor backend();
 

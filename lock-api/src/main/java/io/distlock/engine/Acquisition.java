@@ -5,6 +5,7 @@ import io.distlock.AuthenticationException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.spi.Attempt;
+import io.distlock.spi.Hold;
 import io.distlock.spi.LockRequest;
 
 import java.time.Duration;
@@ -35,6 +36,7 @@ final class Acquisition {
     private final Waiting waiting;
     private final OwnerTokens tokens;
     private final String name;
+    private final Hold hold;
     private final Duration leaseTime;
     /** False for a single attempt (which is not interruptible and never sleeps). */
     private final boolean waits;
@@ -66,13 +68,14 @@ final class Acquisition {
      * @param waits             false for a single attempt
      * @param unknownGraceNanos how long outcomes may stay unknown in a row before the acquire gives up
      */
-    Acquisition(Parts parts, String name, Duration leaseTime, long maxWaitNanos, boolean waits, long unknownGraceNanos) {
+    Acquisition(Parts parts, String name, Hold hold, Duration leaseTime, long maxWaitNanos, boolean waits, long unknownGraceNanos) {
         this.state = parts.state();
         this.calls = parts.calls();
         this.leases = parts.leases();
         this.waiting = parts.waiting();
         this.tokens = parts.tokens();
         this.name = name;
+        this.hold = hold;
         this.leaseTime = leaseTime;
         this.waits = waits;
         this.unknownGraceNanos = unknownGraceNanos;
@@ -84,7 +87,7 @@ final class Acquisition {
     /** @return the lease, or empty if the lock stayed busy until the wait ended */
     Optional<Lease> run() throws InterruptedException {
         if (waits && Thread.interrupted()) {
-            throw new InterruptedException("interrupted before acquiring '" + name + "'");
+            throw new InterruptedException("interrupted before acquiring " + hold.describe() + " '" + name + "'");
         }
         state.checkOpen();
         request = freshRequest();
@@ -121,7 +124,7 @@ final class Acquisition {
     }
 
     private LockRequest freshRequest() {
-        return new LockRequest(name, tokens.next(), leaseTime, waitDeadline);
+        return new LockRequest(name, tokens.next(), leaseTime, waitDeadline, hold);
     }
 
     /**
@@ -151,7 +154,7 @@ final class Acquisition {
                 }
             }
             Thread.interrupted();
-            throw new InterruptedException("interrupted while acquiring '" + name + "'");
+            throw new InterruptedException("interrupted while acquiring " + hold.describe() + " '" + name + "'");
         }
         return result;
     }
@@ -210,7 +213,7 @@ final class Acquisition {
             waiter = waiting.newWaiter();
         }
         if (result.isBusy() && !waiter.watchRequested()) {
-            waiting.watch(waiter, name, state.endpoint());
+            waiting.watch(waiter, request, state.endpoint());
             waiter.awaitActive(Math.min(left, state.options().operationTimeout().toNanos()));
         } else {
             // A grant given back while the connection is suspended: nothing to retry until it is restored

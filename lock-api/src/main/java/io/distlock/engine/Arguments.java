@@ -54,6 +54,13 @@ public final class Arguments {
         return text;
     }
 
+    static int permits(int permits) {
+        if (permits <= 0 || permits > LockClient.MAX_PERMITS) {
+            throw new IllegalArgumentException("permits must be between 1 and " + LockClient.MAX_PERMITS + ", was " + permits);
+        }
+        return permits;
+    }
+
     static Duration leaseTime(Duration leaseTime) {
         return DistributedLock.checkLeaseTime(leaseTime);
     }

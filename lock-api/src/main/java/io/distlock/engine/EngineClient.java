@@ -2,6 +2,8 @@ package io.distlock.engine;
 
 import io.distlock.BackendDescriptor;
 import io.distlock.DistributedLock;
+import io.distlock.DistributedReadWriteLock;
+import io.distlock.DistributedSemaphore;
 import io.distlock.Feature;
 import io.distlock.Lease;
 import io.distlock.LockClient;
@@ -9,6 +11,7 @@ import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.Grant;
+import io.distlock.spi.Hold;
 import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 
@@ -86,7 +89,24 @@ final class EngineClient implements LockClient, DriverContext {
     public DistributedLock lock(String name) {
         Arguments.name(name);
         state.checkOpen();
-        return new EngineLock(parts, name);
+        return new EngineLock(parts, name, Hold.EXCLUSIVE);
+    }
+
+    @Override
+    public DistributedReadWriteLock readWriteLock(String name) {
+        Arguments.name(name);
+        state.checkOpen();
+        state.require(Feature.READ_WRITE, "LockClient.readWriteLock");
+        return new EngineReadWriteLock(name, new EngineLock(parts, name, Hold.READ), new EngineLock(parts, name, Hold.WRITE));
+    }
+
+    @Override
+    public DistributedSemaphore semaphore(String name, int permits) {
+        Arguments.name(name);
+        Arguments.permits(permits);
+        state.checkOpen();
+        state.require(Feature.SEMAPHORE, "LockClient.semaphore");
+        return new EngineSemaphore(new EngineLock(parts, name, Hold.permit(permits)), permits);
     }
 
     @Override

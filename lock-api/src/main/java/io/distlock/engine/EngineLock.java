@@ -8,6 +8,7 @@ import io.distlock.Feature;
 import io.distlock.Lease;
 import io.distlock.LeaseLock;
 import io.distlock.LockEvent;
+import io.distlock.spi.Hold;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -23,12 +24,14 @@ final class EngineLock implements DistributedLock {
     private final ClientState state;
     private final Events events;
     private final String name;
+    private final Hold hold;
 
-    EngineLock(Parts parts, String name) {
+    EngineLock(Parts parts, String name, Hold hold) {
         this.parts = parts;
         this.state = parts.state();
         this.events = parts.events();
         this.name = name;
+        this.hold = hold;
     }
 
     @Override
@@ -57,7 +60,7 @@ final class EngineLock implements DistributedLock {
     public Lease acquire(Duration leaseTime) throws InterruptedException {
         state.checkLeaseTime(leaseTime);
         return observed(leaseTime, Arguments.FOREVER.toNanos(), true, state.options().connectTimeout().toNanos())
-                .orElseThrow(() -> new IllegalStateException("waited a century for '" + name + "'"));
+                .orElseThrow(() -> new IllegalStateException("waited a century for " + hold.describe() + " '" + name + "'"));
     }
 
     /**
@@ -73,18 +76,18 @@ final class EngineLock implements DistributedLock {
 
     @Override
     public String toString() {
-        return "DistributedLock[" + name + "]";
+        return hold.kind() == Hold.Kind.EXCLUSIVE ? "DistributedLock[" + name + "]" : "DistributedLock[" + hold.describe() + " " + name + "]";
     }
 
     /** The acquire, with its outcome and the time it took told to the client's listener, if there is one. */
     private Optional<Lease> observed(Duration leaseTime, long maxWaitNanos, boolean waiting, long unknownGraceNanos)
             throws InterruptedException {
         if (!events.listening()) {
-            return new Acquisition(parts, name, leaseTime, maxWaitNanos, waiting, unknownGraceNanos).run();
+            return new Acquisition(parts, name, hold, leaseTime, maxWaitNanos, waiting, unknownGraceNanos).run();
         }
         long start = state.nanoTime();
         try {
-            Optional<Lease> lease = new Acquisition(parts, name, leaseTime, maxWaitNanos, waiting, unknownGraceNanos).run();
+            Optional<Lease> lease = new Acquisition(parts, name, hold, leaseTime, maxWaitNanos, waiting, unknownGraceNanos).run();
             LockEvent.Type type = lease.isPresent() ? LockEvent.Type.ACQUIRED
                     : maxWaitNanos == 0 ? LockEvent.Type.BUSY : LockEvent.Type.TIMED_OUT;
             events.emit(type, name, state.nanoTime() - start, null, null);

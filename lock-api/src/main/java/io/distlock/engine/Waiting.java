@@ -5,6 +5,7 @@ import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.Backoff;
 import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockRequest;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -53,17 +54,17 @@ final class Waiting {
         return waiter;
     }
 
-    /** Has {@code waiter} woken by the driver's change notifications on {@code name}, if the backend has them. */
-    void watch(Waiter waiter, String name, String endpoint) {
+    /** Has {@code waiter} woken by the driver's change notifications for {@code request}, if the backend has them. */
+    void watch(Waiter waiter, LockRequest request, String endpoint) {
         waiter.watchRequested(true);
         if (!notifications) {
             return;
         }
         try {
-            waiter.watching(driver.watch(name, waiter));
+            waiter.watching(driver.watch(request, waiter));
         } catch (RuntimeException e) {
             // No notifications for this wait: the acquirer polls on its back-off instead.
-            EngineClient.LOG.log(System.Logger.Level.DEBUG, "could not watch ''{0}'' on {1}; polling instead: {2}", name,
+            EngineClient.LOG.log(System.Logger.Level.DEBUG, "could not watch ''{0}'' on {1}; polling instead: {2}", request.name(),
                     endpoint, e.toString());
         }
     }

@@ -191,6 +191,21 @@ public interface LockDriver extends AutoCloseable {
     }
 
     /**
+     * Asks to be told when what {@code request} waits for may have become possible: the engine's
+     * call, for every kind of {@link Hold}. A reader waits for a writer to go, a writer for the last
+     * reader, a permit for any permit to come back — a driver whose watch depends on that overrides
+     * this; the default watches the name ({@link #watch(String, Runnable)}), which is right for a
+     * lock and for a driver that notifies every change of a name's state. Same contract as that method.
+     *
+     * @param request  the waiting request (its name, its owner token and its {@link LockRequest#hold()})
+     * @param onChange called from the driver's thread on every possible change
+     * @return a handle that stops the notifications
+     */
+    default Watch watch(LockRequest request, Runnable onChange) {
+        return watch(request.name(), onChange);
+    }
+
+    /**
      * Whether {@link #watch} notifications are never missed while the client is connected (every
      * deletion of what a waiter waits for is delivered, and the driver wakes its waiters when its
      * connection comes back): the engine then does not poll on top of them, and a waiter sleeps

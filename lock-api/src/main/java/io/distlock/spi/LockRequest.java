@@ -17,19 +17,37 @@ import java.util.concurrent.TimeUnit;
  *                     this (nor longer than its operation timeout): time spent waiting for a reconnect is
  *                     the caller's wait, not a request in flight. An answer to a request already sent is
  *                     still waited for within the operation timeout.
+ * @param hold         what is asked for: the lock, a read or write hold of a read-write lock, or a
+ *                     semaphore's permit (a driver without {@link io.distlock.Feature#READ_WRITE} or
+ *                     {@link io.distlock.Feature#SEMAPHORE} is only ever asked for {@link Hold#EXCLUSIVE})
  */
-public record LockRequest(String name, String ownerToken, Duration leaseTime, long waitDeadline) {
+public record LockRequest(String name, String ownerToken, Duration leaseTime, long waitDeadline, Hold hold) {
     /**
      * @param name         the lock name
      * @param ownerToken   the owner token
      * @param leaseTime    the lease time
      * @param waitDeadline when the caller stops waiting, on {@link System#nanoTime()}
+     * @param hold         what is asked for
      * @throws NullPointerException if a component is null
      */
     public LockRequest {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(ownerToken, "ownerToken");
         Objects.requireNonNull(leaseTime, "leaseTime");
+        Objects.requireNonNull(hold, "hold");
+    }
+
+    /**
+     * A request for the lock itself ({@link Hold#EXCLUSIVE}).
+     *
+     * @param name         the lock name
+     * @param ownerToken   the owner token
+     * @param leaseTime    the lease time
+     * @param waitDeadline when the caller stops waiting, on {@link System#nanoTime()}
+     * @throws NullPointerException if a component is null
+     */
+    public LockRequest(String name, String ownerToken, Duration leaseTime, long waitDeadline) {
+        this(name, ownerToken, leaseTime, waitDeadline, Hold.EXCLUSIVE);
     }
 
     /**
