@@ -55,6 +55,17 @@ import java.util.EnumSet;
  * {@code .revoked} (created by an operator) and DELETE on the lock directories (inherited from the
  * chroot's ACL) may revoke.
  *
+ * <p><b>Read-write locks and semaphores</b> ({@link Feature#READ_WRITE}, {@link Feature#SEMAPHORE})
+ * are lines of their own, under {@code <chroot>/.rw/} and {@code <chroot>/.semaphore/} (no lock name
+ * encodes to a name that starts with {@code .}): a read-write lock's readers and writers queue in one
+ * line — a reader is let in while no writer is ahead of it (write preference: a waiting writer holds
+ * back the readers that came after it), a writer when it is first; a semaphore's permits queue in
+ * one line whose nodes carry the permit count in their names — a permit of {@code n} is let in
+ * among the first {@code n}, and a node ahead with another count refuses the request
+ * ({@link io.distlock.PermitCountMismatchException}). Every hold is an ephemeral node with a lease,
+ * as a lock's; its fencing token is the id of the transaction that let it in (one order for a
+ * read-write lock's readers and writers).
+ *
  * <p>Instantiating this class does no I/O; {@link #connect} connects, waits for the session within
  * {@link LockOptions#connectTimeout()}, and lists the chroot (creating it if missing); a chroot
  * where the client may not create nodes fails the first acquire with an {@link io.distlock.AccessDeniedException}.
@@ -63,7 +74,8 @@ public final class ZooKeeperLockBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("zookeeper", Guarantee.CORRECTNESS,
             EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION,
-                    Feature.WAIT_NOTIFICATION, Feature.FIFO_WAITERS, Feature.QUORUM, Feature.INSPECTION, Feature.REVOCATION));
+                    Feature.WAIT_NOTIFICATION, Feature.FIFO_WAITERS, Feature.QUORUM, Feature.INSPECTION, Feature.REVOCATION,
+                    Feature.READ_WRITE, Feature.SEMAPHORE));
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public ZooKeeperLockBackend() {

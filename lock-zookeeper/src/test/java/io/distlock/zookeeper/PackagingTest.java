@@ -15,7 +15,9 @@ import static io.distlock.Feature.INSPECTION;
 import static io.distlock.Feature.LEASE_EXTENSION;
 import static io.distlock.Feature.LOSS_NOTIFICATION;
 import static io.distlock.Feature.QUORUM;
+import static io.distlock.Feature.READ_WRITE;
 import static io.distlock.Feature.REVOCATION;
+import static io.distlock.Feature.SEMAPHORE;
 import static io.distlock.Feature.WAIT_NOTIFICATION;
 import static io.distlock.Guarantee.CORRECTNESS;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -32,7 +34,7 @@ class PackagingTest extends BackendPackagingCheck {
     PackagingTest() {
         super(BackendPackaging.backend("io.distlock.zookeeper", ZooKeeperLockBackend.class)
                 .scheme("zookeeper", CORRECTNESS, FENCING_TOKENS, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION,
-                        WAIT_NOTIFICATION, FIFO_WAITERS, QUORUM, INSPECTION, REVOCATION)
+                        WAIT_NOTIFICATION, FIFO_WAITERS, QUORUM, INSPECTION, REVOCATION, READ_WRITE, SEMAPHORE)
                 .requires("curator.framework", "curator.client", "zookeeper", "io.netty.handler",
                         "io.netty.transport.classes.epoll", "org.slf4j")
                 .driverJars("curator-framework", "curator-client", "zookeeper", "slf4j-api", "guava", "failureaccess",

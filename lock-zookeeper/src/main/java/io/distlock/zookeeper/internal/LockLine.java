@@ -1,5 +1,6 @@
 package io.distlock.zookeeper.internal;
 
+import io.distlock.spi.Hold;
 import io.distlock.spi.LockRequest;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -12,9 +13,10 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The requests of the lock recipe on one lock's directory — its line of ephemeral-sequential
- * nodes: join it, list it, find a request's node by its owner token. Asynchronous where the
- * recipe pipelines them; the recipe's policy (who holds, who waits) is {@link ZkLockDriver}'s.
+ * The requests of the recipe on one line's directory — a lock's, a read-write lock's or a
+ * semaphore's line of ephemeral-sequential nodes: join it, list it, mark a node granted, find a
+ * request's node by its owner token. Asynchronous where the recipe pipelines them; the recipe's
+ * policy (who holds, who waits) is {@link LineRules}' and {@link ZkLockDriver}'s.
  */
 final class LockLine {
 
@@ -23,6 +25,13 @@ final class LockLine {
      * lives with (its ephemeral owner: the grant is bound to that session).
      */
     record Node(String path, long czxid, long session) {
+    }
+
+    /**
+     * A listing of a line's directory: its children, and the directory's {@code pzxid} (the
+     * transaction that last created or deleted one of them).
+     */
+    record Listing(List<String> children, long pzxid) {
     }
 
     private final ZkSession session;
@@ -35,12 +44,13 @@ final class LockLine {
     }
 
     /**
-     * Sends the create of {@code request}'s node in {@code dir} (its data: the client's owner
-     * description) on handle {@code zk}; its Stat carries the czxid and the ephemeral owner.
+     * Sends the create of {@code request}'s node in {@code dir} (named for its hold, {@link
+     * ZkPaths#nodePrefix(String, Hold, String)}; its data: the client's owner description) on handle
+     * {@code zk}; its Stat carries the czxid and the ephemeral owner.
      */
     CompletableFuture<Node> join(ZooKeeper zk, String dir, LockRequest request) {
         CompletableFuture<Node> future = new CompletableFuture<>();
-        zk.create(ZkPaths.nodePrefix(dir, request.ownerToken()), data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
+        zk.create(ZkPaths.nodePrefix(dir, request.hold(), request.ownerToken()), data, session.acl(), CreateMode.EPHEMERAL_SEQUENTIAL,
                 (rc, path, ctx, name, stat) -> ZkCalls.complete(future, rc, path, stat == null ? null
                         : new Node(name, stat.getCzxid(), stat.getEphemeralOwner())), null);
         return future;
@@ -76,15 +86,28 @@ final class LockLine {
         zk.setData(path, data, 0, (rc, p, ctx, stat) -> { }, null);
     }
 
+    /**
+     * Marks the moment a read, write or permit request is granted after its node joined the line,
+     * as {@link #granted} does, and answers with the mark's transaction id ({@code mzxid}): the
+     * grant's fencing token. Any version: a mark sent again after a lost reply moves the token up,
+     * never down. Fails with {@code NoNodeException} if the node is gone.
+     */
+    CompletableFuture<Long> mark(ZooKeeper zk, String path) {
+        CompletableFuture<Long> future = new CompletableFuture<>();
+        zk.setData(path, data, -1, (rc, p, ctx, stat) -> ZkCalls.complete(future, rc, p, stat == null ? null : stat.getMzxid()), null);
+        return future;
+    }
+
     /** Sends a listing of {@code dir}. */
-    CompletableFuture<List<String>> list(String dir) {
+    CompletableFuture<Listing> list(String dir) {
         return list(session.zk(), dir);
     }
 
-    /** Sends a listing of {@code dir} on handle {@code zk}. */
-    CompletableFuture<List<String>> list(ZooKeeper zk, String dir) {
-        CompletableFuture<List<String>> future = new CompletableFuture<>();
-        zk.getChildren(dir, false, (rc, path, ctx, children) -> ZkCalls.complete(future, rc, path, children), null);
+    /** Sends a listing of {@code dir} on handle {@code zk}, with the directory's {@code pzxid}. */
+    CompletableFuture<Listing> list(ZooKeeper zk, String dir) {
+        CompletableFuture<Listing> future = new CompletableFuture<>();
+        zk.getChildren(dir, false, (rc, path, ctx, children, stat) -> ZkCalls.complete(future, rc, path,
+                stat == null ? null : new Listing(children, stat.getPzxid())), null);
         return future;
     }
 
@@ -105,17 +128,17 @@ final class LockLine {
      * reconnected to may lag behind the one that took the create: sync first, in order with the
      * listing, so the listing sees at least what the leader had.
      */
-    List<String> findByOwner(String dir, String ownerToken) throws KeeperException {
+    List<String> findByOwner(String dir, Hold hold, String ownerToken) throws KeeperException {
         session.zk().sync(dir, (rc, path, ctx) -> { }, null);
         List<String> children;
         try {
-            children = session.calls().await(list(dir), "list " + dir);
+            children = session.calls().await(list(dir), "list " + dir).children();
         } catch (KeeperException.NoNodeException e) {
             return List.of();
         }
         List<String> owned = new ArrayList<>(1);
         for (String child : children) {
-            if (ZkPaths.ownedBy(child, ownerToken)) {
+            if (ZkPaths.ownedBy(child, hold, ownerToken)) {
                 owned.add(child);
             }
         }
@@ -127,8 +150,8 @@ final class LockLine {
      *
      * @return the node found by the owner token in its name, or empty
      */
-    Optional<Node> find(String dir, String ownerToken) throws KeeperException {
-        for (String child : findByOwner(dir, ownerToken)) {
+    Optional<Node> find(String dir, Hold hold, String ownerToken) throws KeeperException {
+        for (String child : findByOwner(dir, hold, ownerToken)) {
             CompletableFuture<Node> node = new CompletableFuture<>();
             session.zk().exists(dir + "/" + child, false, (rc, path, ctx, stat) ->
                     ZkCalls.complete(node, rc, path, stat == null ? null : new Node(path, stat.getCzxid(), stat.getEphemeralOwner())),

@@ -3,16 +3,20 @@ package io.distlock.zookeeper.internal;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockInfo;
 import io.distlock.LockOptions;
+import io.distlock.PermitCountMismatchException;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
+import io.distlock.spi.Hold;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
 import io.distlock.spi.Revoked;
 import io.distlock.spi.Waiters;
 import io.distlock.spi.Watch;
+import io.distlock.zookeeper.internal.LineRules.Verdict;
+import io.distlock.zookeeper.internal.LockLine.Listing;
 import io.distlock.zookeeper.internal.LockLine.Node;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException;
@@ -47,6 +51,17 @@ import java.util.concurrent.ConcurrentHashMap;
  * predecessor is deleted, and on every reconnect. Between those the answer is still "busy" and an
  * attempt asks the server nothing. The notifications are reliable, so the engine does not poll.
  *
+ * <p>Read-write locks and semaphores are the same loop on lines of their own ({@link ZkPaths#dir}),
+ * with another rule of who is let in and what a waiter watches ({@link LineRules}): a reader is let
+ * in while no writer is ahead of it, a writer when first, a permit of {@code n} among the first
+ * {@code n}. Their fencing token is the id of the transaction that granted them: the node's
+ * {@code czxid} if the listing that let it in shows that nothing in the line changed since its
+ * create (the directory's {@code pzxid} is the create's), else the {@code mzxid} of a mark written
+ * at the grant ({@link LockLine#mark}). A node is let in by a transaction at which it was
+ * admissible (its admissibility only grows while it lives), so tokens follow the order in which
+ * the server let the holds in: a writer's is above every token granted before it, reader or
+ * writer. (A lock's line grants in sequence order, so its {@code czxid} does that alone.)
+ *
  * <p>Lease time: an ephemeral node lives as long as the session, so the engine ends each lease at
  * the end of its validity ({@link #leaseExpired}: the node is deleted), and a crashed or stopped
  * process loses its nodes when its session expires. Connection states reach the engine:
@@ -62,12 +77,14 @@ public final class ZkLockDriver implements LockDriver {
     /** One request's place in line: from its first attempt until the server confirmed its node gone. */
     private static final class InLine {
         final String dir;
+        final Hold hold;
         final PredecessorWatch predecessor;
         /** The request's node, once created (or found by its owner token); null before, and once confirmed gone. */
         volatile Node node;
 
-        InLine(String dir, PredecessorWatch predecessor) {
+        InLine(String dir, Hold hold, PredecessorWatch predecessor) {
             this.dir = dir;
+            this.hold = hold;
             this.predecessor = predecessor;
         }
     }
@@ -79,7 +96,10 @@ public final class ZkLockDriver implements LockDriver {
     private final Map<String, Grant> grants = new ConcurrentHashMap<>();
     /** Held grants whose node's watch ({@link #watchHeld}) is not registered: the connection was lost first. */
     private final Set<Grant> unwatched = ConcurrentHashMap.newKeySet();
-    /** Lock name → the engine's waiters in this client, woken when a predecessor node goes. */
+    /**
+     * A line's directory (one per lock, read-write lock and semaphore name) → the engine's waiters in
+     * this client, woken when a node one of them watches goes.
+     */
     private final Waiters waiters = new Waiters();
     private final ZkSession session;
     private final ZkEndpoint endpoint;
@@ -130,11 +150,13 @@ public final class ZkLockDriver implements LockDriver {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        InLine line = requests.computeIfAbsent(request.ownerToken(), token -> new InLine(
-                ZkPaths.lockDir(endpoint.chroot(), request.name()), new PredecessorWatch(session, () -> waiters.wake(request.name()))));
+        InLine line = requests.computeIfAbsent(request.ownerToken(), token -> {
+            String dir = ZkPaths.dir(endpoint.chroot(), request.name(), request.hold());
+            return new InLine(dir, request.hold(), new PredecessorWatch(session, () -> waiters.wake(dir)));
+        });
         if (line.node != null && line.predecessor.unchanged() && session.connected()) {
-            // Still behind the same predecessor: its deletion (or a reconnect) would have marked
-            // the watch. Nothing to ask the server.
+            // Still behind the same nodes: a deletion of one (or a reconnect) would have marked the
+            // watch. Nothing to ask the server.
             return Attempt.busy();
         }
         long start = System.nanoTime();
@@ -177,11 +199,11 @@ public final class ZkLockDriver implements LockDriver {
         for (int round = 0; ; round++) {
             Node node = line.node;
             ZooKeeper zk = zk();
-            List<String> children;
+            Listing listing;
             long sent = System.nanoTime();
             if (node == null) {
                 CompletableFuture<Node> created = lockLine.join(zk, dir, request);
-                CompletableFuture<List<String>> listed = lockLine.list(zk, dir); // pipelined: one round trip for both
+                CompletableFuture<Listing> listed = lockLine.list(zk, dir); // pipelined: one round trip for both
                 try {
                     node = calls.await(created, "create a lock node in " + dir, deadline);
                 } catch (KeeperException.NoNodeException e) {
@@ -191,18 +213,18 @@ public final class ZkLockDriver implements LockDriver {
                 line.node = node;
                 joinedNow = true;
                 witness.answered(zk, sent); // a write: the leader had the session
-                children = calls.await(listed, "list " + dir, deadline);
+                listing = calls.await(listed, "list " + dir, deadline);
             } else {
                 // A listing alone may come from a follower that lost the leader and still serves what
                 // it last knew: a sync first, in order with it, so that it shows at least what the
                 // leader had, and so that the answer vouches for the session.
                 CompletableFuture<Boolean> synced = lockLine.sync(zk, dir);
-                CompletableFuture<List<String>> listed = lockLine.list(zk, dir);
+                CompletableFuture<Listing> listed = lockLine.list(zk, dir);
                 calls.await(synced, "sync " + dir, deadline);
                 witness.answered(zk, sent);
-                children = calls.await(listed, "list " + dir, deadline);
+                listing = calls.await(listed, "list " + dir, deadline);
             }
-            List<String> queue = ZkPaths.queue(children);
+            List<String> queue = ZkPaths.queue(listing.children(), line.hold);
             int place = queue.indexOf(ZkPaths.name(node.path()));
             if (place > 0 && removeGhosts(request, dir, queue.subList(0, place), node)) {
                 continue;
@@ -211,30 +233,88 @@ public final class ZkLockDriver implements LockDriver {
                 // Our node is not in the listing of a server that has seen every write of this
                 // session: it went with an expired session (or was deleted on the server). Start
                 // over in line.
-                line.node = null;
-                if (round > 3) {
-                    throw new BackendUnavailableException(endpoint.toString(), "lock node of '" + request.name()
-                            + "' keeps vanishing on " + endpoint + " (session expiring?)", null);
-                }
+                startOver(request, line, round);
                 continue;
             }
-            if (place == 0) {
+            Verdict verdict = LineRules.judge(line.hold, queue, place);
+            if (verdict.refused()) {
+                throw refuse(request, line, verdict.storedPermits());
+            }
+            if (verdict.granted()) {
+                OptionalLong token = grantToken(zk, line, node, listing.pzxid() == node.czxid(), deadline);
+                if (token.isEmpty()) {
+                    startOver(request, line, round); // the node went (as above)
+                    continue;
+                }
                 line.predecessor.stop();
                 // Bound to the session the node lives with: the engine ends the lease with it, and
                 // gives the grant back if that session ended before the grant is recorded.
-                Grant grant = new Grant(request, OptionalLong.of(node.czxid()), node.path(), node.session());
+                Grant grant = new Grant(request, token, node.path(), node.session());
                 grants.put(request.ownerToken(), grant);
-                if (!joinedNow) {
+                if (!joinedNow && line.hold.kind() == Hold.Kind.EXCLUSIVE) {
                     lockLine.granted(zk, node.path()); // it waited: its mtime tells when it was granted
                 }
                 watchHeld(zk, grant);
                 return Attempt.granted(grant);
             }
-            // Watch only the predecessor (no herd). If it is already gone, look again at once.
-            if (line.predecessor.watch(dir + "/" + queue.get(place - 1))) {
+            // Watch only what can let it in (no herd). If one of those is already gone, look again at once.
+            List<String> watched = new ArrayList<>(verdict.watch().size());
+            verdict.watch().forEach(child -> watched.add(dir + "/" + child));
+            if (line.predecessor.watch(watched)) {
                 return Attempt.busy();
             }
         }
+    }
+
+    /** The request's node went with an expired session, or was deleted on the server: it joins the line again. */
+    private void startOver(LockRequest request, InLine line, int round) {
+        line.node = null;
+        if (round > 3) {
+            throw new BackendUnavailableException(endpoint.toString(), line.hold.describe() + " node of '" + request.name()
+                    + "' keeps vanishing on " + endpoint + " (session expiring?)", null);
+        }
+    }
+
+    /**
+     * The fencing token of a grant: a lock's node's {@code czxid} (its line grants in sequence order);
+     * for a read, write or permit hold the id of the transaction that let it in — the create, if
+     * nothing in the line changed between it and the listing that let it in ({@code unchangedSinceCreate}),
+     * else a mark written now, whose {@code mzxid} is the token and whose {@code mtime} tells when it
+     * was granted.
+     *
+     * @return the token; empty if the node is gone
+     */
+    private OptionalLong grantToken(ZooKeeper zk, InLine line, Node node, boolean unchangedSinceCreate, long deadline)
+            throws KeeperException {
+        if (line.hold.kind() == Hold.Kind.EXCLUSIVE || unchangedSinceCreate) {
+            return OptionalLong.of(node.czxid());
+        }
+        try {
+            return OptionalLong.of(calls.await(lockLine.mark(zk, node.path()), "mark " + node.path() + " granted", deadline));
+        } catch (KeeperException.NoNodeException gone) {
+            return OptionalLong.empty();
+        }
+    }
+
+    /**
+     * A permit request found a node ahead of its own with another permit count: it withdraws its node
+     * before it throws, so that it leaves nothing behind (if the server does not confirm the
+     * deletion, the engine's cleanup, which abandons the request by its owner token, deletes it).
+     */
+    private PermitCountMismatchException refuse(LockRequest request, InLine line, int stored) {
+        PermitCountMismatchException refused = new PermitCountMismatchException(request.name(), stored, request.hold().permits());
+        line.predecessor.stop();
+        Node node = line.node;
+        try {
+            if (node != null) {
+                removeNode(node.path(), "withdraw a refused request for '" + request.name() + "'");
+                line.node = null;
+            }
+            forget(request.ownerToken());
+        } catch (RuntimeException e) {
+            refused.addSuppressed(e);
+        }
+        return refused;
     }
 
     /**
@@ -246,7 +326,7 @@ public final class ZkLockDriver implements LockDriver {
     private boolean removeGhosts(LockRequest request, String dir, List<String> ahead, Node node) throws KeeperException {
         boolean removed = false;
         for (String child : ahead) {
-            if (ZkPaths.ownedBy(child, request.ownerToken()) && !child.equals(ZkPaths.name(node.path()))) {
+            if (ZkPaths.ownedBy(child, request.hold(), request.ownerToken()) && !child.equals(ZkPaths.name(node.path()))) {
                 session.delete(dir + "/" + child, "remove a duplicate request for '" + request.name() + "'");
                 removed = true;
             }
@@ -256,7 +336,7 @@ public final class ZkLockDriver implements LockDriver {
 
     /** After a lost reply to a create: the node may exist; if so, it is this request's place in line. */
     private void adopt(LockRequest request, InLine line) throws KeeperException {
-        lockLine.find(line.dir, request.ownerToken()).ifPresent(node -> line.node = node);
+        lockLine.find(line.dir, request.hold(), request.ownerToken()).ifPresent(node -> line.node = node);
     }
 
     /**
@@ -319,10 +399,20 @@ public final class ZkLockDriver implements LockDriver {
 
     @Override
     public Watch watch(String name, Runnable onChange) {
-        return waiters.add(name, onChange);
+        return waiters.add(ZkPaths.lockDir(endpoint.chroot(), name), onChange);
     }
 
-    /** Every deletion of a waiter's predecessor is notified, and every reconnect wakes all waiters. */
+    /**
+     * Registers the waiter on its primitive's line: what it waits for is what its request's
+     * {@link PredecessorWatch} watches ({@link LineRules}), whose deletion wakes the waiters of that
+     * line in this client — not those of the name's other primitives.
+     */
+    @Override
+    public Watch watch(LockRequest request, Runnable onChange) {
+        return waiters.add(ZkPaths.dir(endpoint.chroot(), request.name(), request.hold()), onChange);
+    }
+
+    /** Every deletion of what a waiter watches is notified, and every reconnect wakes all waiters. */
     @Override
     public boolean reliableNotifications() {
         return true;
@@ -428,9 +518,9 @@ public final class ZkLockDriver implements LockDriver {
             }
         }
         if (outcomeUnknown) {
-            String dir = ZkPaths.lockDir(endpoint.chroot(), request.name());
+            String dir = ZkPaths.dir(endpoint.chroot(), request.name(), request.hold());
             try {
-                for (String child : lockLine.findByOwner(dir, request.ownerToken())) {
+                for (String child : lockLine.findByOwner(dir, request.hold(), request.ownerToken())) {
                     session.delete(dir + "/" + child, what);
                 }
             } catch (KeeperException e) {

@@ -1,5 +1,6 @@
 package io.distlock.zookeeper.internal;
 
+import io.distlock.spi.Hold;
 import io.distlock.spi.LockNames;
 
 import java.util.ArrayList;
@@ -10,6 +11,13 @@ import java.util.List;
  * Where locks live: {@code <chroot>/<encoded name>/lock-<owner token>-<sequence>}, and where the
  * records of revocations are kept: {@code <chroot>/.revoked/<owner token>} (a name that starts with
  * {@code .} is never an encoded lock name).
+ *
+ * <p>A name's read-write lock and semaphore are objects of their own, in name spaces of their own
+ * that no lock name can reach (a {@code .} is always encoded): {@code <chroot>/.rw/<encoded name>/}
+ * holds {@code read-<owner token>-<sequence>} and {@code write-<owner token>-<sequence>} nodes in one
+ * line (one sequence counter: one order for readers and writers), {@code <chroot>/.semaphore/<encoded
+ * name>/} holds {@code permit-<count>-<owner token>-<sequence>} nodes, whose names carry the
+ * semaphore's permit count (so that one listing shows every live node's count).
  *
  * <p>A lock name may hold any character but controls (see {@code LockClient.lock}); a znode name
  * may not hold {@code /}, be {@code .} or {@code ..}, or hold some Unicode ranges. So every name is
@@ -50,9 +58,10 @@ final class ZkPaths {
         return revokedDir(chroot) + "/" + ownerToken;
     }
 
-    /** The owner token a lock node's name carries. */
+    /** The owner token a request's node's name carries (a lock's, a read-write lock's or a semaphore's). */
     static String ownerToken(String child) {
-        return child.substring(PREFIX.length(), child.length() - SEQUENCE_DIGITS - 1);
+        String prefix = prefixOf(child);
+        return child.substring(prefix == null ? PREFIX.length() : prefix.length(), child.length() - SEQUENCE_DIGITS - 1);
     }
 
     /**
@@ -66,6 +75,133 @@ final class ZkPaths {
 
     static String lockDir(String chroot, String name) {
         return chroot + "/" + encode(name);
+    }
+
+    /** The child of the chroot under which the read-write locks live. */
+    static final String READ_WRITE = ".rw";
+    /** The child of the chroot under which the semaphores live. */
+    static final String SEMAPHORES = ".semaphore";
+    static final String READ_PREFIX = "read-";
+    static final String WRITE_PREFIX = "write-";
+    static final String PERMIT_PREFIX = "permit-";
+
+    /** The directory of the line that {@code hold} joins on {@code name}: its primitive's own. */
+    static String dir(String chroot, String name, Hold hold) {
+        switch (hold.kind()) {
+            case READ:
+            case WRITE:
+                return chroot + "/" + READ_WRITE + "/" + encode(name);
+            case PERMIT:
+                return chroot + "/" + SEMAPHORES + "/" + encode(name);
+            default:
+                return lockDir(chroot, name);
+        }
+    }
+
+    /** How the name of a node of {@code hold} begins, before its owner token: {@code permit-3-} for a permit of three. */
+    static String prefix(Hold hold) {
+        switch (hold.kind()) {
+            case READ:
+                return READ_PREFIX;
+            case WRITE:
+                return WRITE_PREFIX;
+            case PERMIT:
+                return PERMIT_PREFIX + hold.permits() + "-";
+            default:
+                return PREFIX;
+        }
+    }
+
+    /** The path handed to a sequential create for a request of {@code hold}; ZooKeeper appends the sequence. */
+    static String nodePrefix(String dir, Hold hold, String ownerToken) {
+        return dir + "/" + prefix(hold) + ownerToken + "-";
+    }
+
+    /**
+     * @return how {@code child}'s name begins ({@code lock-}, {@code read-}, {@code write-} or
+     *         {@code permit-<count>-}), or null if it is no request's node (an owner token, a dash and
+     *         a sequence must follow)
+     */
+    static String prefixOf(String child) {
+        String prefix;
+        if (child.startsWith(PREFIX)) {
+            prefix = PREFIX;
+        } else if (child.startsWith(READ_PREFIX)) {
+            prefix = READ_PREFIX;
+        } else if (child.startsWith(WRITE_PREFIX)) {
+            prefix = WRITE_PREFIX;
+        } else if (child.startsWith(PERMIT_PREFIX)) {
+            int end = PERMIT_PREFIX.length();
+            while (end < child.length() && end - PERMIT_PREFIX.length() < 6 && Character.isDigit(child.charAt(end))) {
+                end++;
+            }
+            if (end == PERMIT_PREFIX.length() || end >= child.length() || child.charAt(end) != '-'
+                    || child.charAt(PERMIT_PREFIX.length()) == '0') {
+                return null;
+            }
+            prefix = child.substring(0, end + 1);
+        } else {
+            return null;
+        }
+        if (child.length() <= prefix.length() + SEQUENCE_DIGITS + 1 || child.charAt(child.length() - SEQUENCE_DIGITS - 1) != '-') {
+            return null;
+        }
+        for (int i = child.length() - SEQUENCE_DIGITS; i < child.length(); i++) {
+            if (!Character.isDigit(child.charAt(i))) {
+                return null;
+            }
+        }
+        return prefix;
+    }
+
+    /** @return true if {@code child} is a node of a request of {@code hold}'s primitive (in its directory, the line's members) */
+    static boolean inLineFor(String child, Hold hold) {
+        String prefix = prefixOf(child);
+        if (prefix == null) {
+            return false;
+        }
+        switch (hold.kind()) {
+            case READ:
+            case WRITE:
+                return prefix.equals(READ_PREFIX) || prefix.equals(WRITE_PREFIX);
+            case PERMIT:
+                return prefix.startsWith(PERMIT_PREFIX);
+            default:
+                return prefix.equals(PREFIX);
+        }
+    }
+
+    /** @return true if {@code child} is a read-write lock's write node */
+    static boolean isWrite(String child) {
+        return child.startsWith(WRITE_PREFIX);
+    }
+
+    /** @return the permit count a semaphore's node carries in its name */
+    static int permitsOf(String child) {
+        String prefix = prefixOf(child);
+        return Integer.parseInt(prefix.substring(PERMIT_PREFIX.length(), prefix.length() - 1));
+    }
+
+    /** The nodes of {@code hold}'s primitive among {@code children}, lowest sequence (first in line) first. */
+    static List<String> queue(List<String> children, Hold hold) {
+        if (hold.kind() == Hold.Kind.EXCLUSIVE) {
+            return queue(children);
+        }
+        List<String> queue = new ArrayList<>(children.size());
+        for (String child : children) {
+            if (inLineFor(child, hold)) {
+                queue.add(child);
+            }
+        }
+        queue.sort(Comparator.comparingLong(ZkPaths::sequence));
+        return queue;
+    }
+
+    /** @return true if {@code child} is a node a request of {@code hold} with {@code ownerToken} created */
+    static boolean ownedBy(String child, Hold hold, String ownerToken) {
+        String prefix = prefix(hold);
+        return child.startsWith(prefix + ownerToken + "-") && prefix.equals(prefixOf(child))
+                && child.length() == prefix.length() + ownerToken.length() + 1 + SEQUENCE_DIGITS;
     }
 
     /** The path handed to a sequential create; ZooKeeper appends the sequence. */
@@ -83,8 +219,7 @@ final class ZkPaths {
     }
 
     static boolean ownedBy(String child, String ownerToken) {
-        return isLockNode(child) && child.startsWith(PREFIX + ownerToken + "-")
-                && child.length() == PREFIX.length() + ownerToken.length() + 1 + SEQUENCE_DIGITS;
+        return ownedBy(child, Hold.EXCLUSIVE, ownerToken);
     }
 
     static String name(String path) {

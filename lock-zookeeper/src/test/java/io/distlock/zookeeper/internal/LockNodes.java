@@ -21,6 +21,35 @@ public final class LockNodes {
     }
 
     /**
+     * @param chroot the client's chroot
+     * @param name   a read-write lock's name
+     * @return the read-write lock's directory
+     */
+    public static String readWriteDir(String chroot, String name) {
+        return ZkPaths.dir(chroot, name, io.distlock.spi.Hold.READ);
+    }
+
+    /**
+     * @param chroot the client's chroot
+     * @param name   a semaphore's name
+     * @return the semaphore's directory
+     */
+    public static String semaphoreDir(String chroot, String name) {
+        return ZkPaths.dir(chroot, name, io.distlock.spi.Hold.permit(1));
+    }
+
+    /**
+     * @param children a listing of a read-write lock's or a semaphore's directory
+     * @return its request nodes, first in line first
+     */
+    public static List<String> holdLine(List<String> children) {
+        List<String> line = new java.util.ArrayList<>(ZkPaths.queue(children, io.distlock.spi.Hold.READ));
+        line.addAll(ZkPaths.queue(children, io.distlock.spi.Hold.permit(1)));
+        line.sort(java.util.Comparator.comparingLong(ZkPaths::sequence));
+        return line;
+    }
+
+    /**
      * @param children a listing of a lock's directory
      * @return its lock nodes, first in line (the holder) first
      */
