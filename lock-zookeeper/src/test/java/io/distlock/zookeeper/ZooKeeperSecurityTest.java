@@ -92,6 +92,36 @@ class ZooKeeperSecurityTest {
     }
 
     @Test
+    void theNodesOfReadWriteLocksAndSemaphoresCarryTheAclOfALocks() throws Exception {
+        String chroot = "/acl-holds";
+        try (LockClient alice = Locks.connect(server.uri(chroot).replace("zookeeper://", "zookeeper://alice:" + PASSWORD + "@"))) {
+            Lease read = alice.readWriteLock("job").readLock().tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+            Lease permit = alice.semaphore("job", 2).tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+            ZooKeeper asAlice = RawZk.connect(server.connectString(), null, "alice:" + PASSWORD);
+            ZooKeeper asBob = RawZk.connect(server.connectString(), null, "bob:" + BOB_PASSWORD);
+            try {
+                for (String dir : List.of(LockNodes.readWriteDir(chroot, "job"), LockNodes.semaphoreDir(chroot, "job"))) {
+                    String node = dir + "/" + HoldLines.line(asBob, dir).get(0); // the world may look
+                    String parent = dir.substring(0, dir.lastIndexOf('/'));
+                    for (String path : List.of(parent, dir, node)) {
+                        assertThat(asAlice.getACL(path, null)).as(path).containsExactlyElementsOf(expectedAcl("alice:" + PASSWORD));
+                    }
+                    assertThatThrownBy(() -> asBob.delete(node, -1)).isInstanceOf(KeeperException.NoAuthException.class);
+                    assertThatThrownBy(() -> asBob.create(dir + "/write-x-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE,
+                            CreateMode.EPHEMERAL_SEQUENTIAL)).isInstanceOf(KeeperException.NoAuthException.class);
+                }
+            } finally {
+                asAlice.close();
+                asBob.close();
+            }
+            assertThat(read.isValid()).isTrue();
+            assertThat(permit.isValid()).isTrue();
+            read.release();
+            permit.release();
+        }
+    }
+
+    @Test
     void withoutCredentialsTheNodesStayOpenAsBefore() throws Exception {
         try (LockClient client = Locks.connect(server.uri("/open"))) {
             Lease lease = client.lock("job").tryAcquire(Duration.ofSeconds(5)).orElseThrow();

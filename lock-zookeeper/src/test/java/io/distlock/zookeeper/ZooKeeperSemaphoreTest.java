@@ -1,0 +1,272 @@
+package io.distlock.zookeeper;
+
+import io.distlock.DistributedSemaphore;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.Locks;
+import io.distlock.PermitCountMismatchException;
+import io.distlock.spi.Grant;
+import io.distlock.spi.Hold;
+import io.distlock.spi.LockRequest;
+import io.distlock.zookeeper.internal.LockNodes;
+import io.distlock.zookeeper.internal.ZkEndpoint;
+import io.distlock.zookeeper.internal.ZkLockDriver;
+import org.apache.zookeeper.ZooKeeper;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.distlock.zookeeper.HoldLines.line;
+import static io.distlock.zookeeper.HoldLines.request;
+import static io.distlock.zookeeper.HoldLines.roundTrip;
+import static io.distlock.zookeeper.HoldLines.unique;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Semaphores against one real server, each client a process of its own: N permits and not N + 1,
+ * under contention too; a permit whose holder stops renewing, or whose client's session ends, comes
+ * back; a count that differs from the live one is refused at once and leaves nothing; tokens
+ * increase; nodes carry the count in their names; a waiter is woken only by what can let it in.
+ */
+class ZooKeeperSemaphoreTest {
+
+    private static final String CHROOT = "/semaphore-test";
+    private static final Duration LEASE = Duration.ofSeconds(10);
+    private static final Duration SHORT_LEASE = Duration.ofMillis(800);
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private static ZkServers server;
+    private static ZooKeeper raw;
+
+    private final ExecutorService executor = Executors.newCachedThreadPool();
+    private final Opened opened = new Opened();
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = ZkServers.single();
+        raw = RawZk.connect(server.connectString(), null, null);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        raw.close();
+        server.close();
+    }
+
+    @AfterEach
+    void closeEverything() throws Exception {
+        executor.shutdownNow();
+        opened.closeAll();
+    }
+
+    private LockClient client() {
+        return opened.add(Locks.connect(URI.create(server.uri(CHROOT)), LockOptions.builder().owner("semaphore-test").build()));
+    }
+
+    private static List<String> permitLine(String name) {
+        return line(raw, LockNodes.semaphoreDir(CHROOT, name));
+    }
+
+    @Test
+    void nPermitsAndNotNPlusOneWithIncreasingTokensAndTheCountInEveryNodesName() {
+        String name = unique("three");
+        List<Lease> held = new ArrayList<>();
+        long last = 0;
+        for (int i = 0; i < 3; i++) {
+            Lease permit = client().semaphore(name, 3).tryAcquire(LEASE).orElseThrow();
+            assertThat(permit.fencingToken().orElseThrow()).isGreaterThan(last);
+            last = permit.fencingToken().orElseThrow();
+            held.add(permit);
+        }
+        LockClient fourth = client();
+        assertThat(fourth.semaphore(name, 3).tryAcquire(LEASE)).as("a fourth permit of three").isEmpty();
+        assertThat(permitLine(name)).as("the refused attempt left nothing").hasSize(3).allMatch(node -> node.startsWith("permit-3-"));
+        held.remove(1).release();
+        Lease fourthPermit = fourth.semaphore(name, 3).tryAcquire(LEASE).orElseThrow();
+        assertThat(fourthPermit.fencingToken().orElseThrow()).isGreaterThan(last);
+        assertThat(client().semaphore(name, 3).tryAcquire(LEASE)).isEmpty();
+        fourthPermit.release();
+        held.forEach(Lease::release);
+        assertThat(permitLine(name)).isEmpty();
+    }
+
+    @Test
+    void atMostNPermitsAreHeldAtOnceUnderContention() throws Exception {
+        String name = unique("contended");
+        int permits = 2;
+        AtomicInteger holding = new AtomicInteger();
+        AtomicInteger most = new AtomicInteger();
+        AtomicInteger grants = new AtomicInteger();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Future<?>> workers = new ArrayList<>();
+        for (int i = 0; i < 6; i++) {
+            DistributedSemaphore semaphore = client().semaphore(name, permits);
+            workers.add(executor.submit(() -> {
+                while (!stop.get()) {
+                    Optional<Lease> permit = semaphore.tryAcquire(LEASE, WAIT);
+                    if (permit.isPresent()) {
+                        most.accumulateAndGet(holding.incrementAndGet(), Math::max);
+                        grants.incrementAndGet();
+                        Thread.sleep(5);
+                        holding.decrementAndGet(); // before the release: the next grant follows the node's deletion
+                        permit.get().release();
+                    }
+                }
+                return null;
+            }));
+        }
+        Thread.sleep(1_500);
+        stop.set(true);
+        for (Future<?> worker : workers) {
+            worker.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        }
+        System.out.printf("[ZooKeeperSemaphoreTest] %d grants of %d permits among 6 clients in 1.5 s%n", grants.get(), permits);
+        assertThat(most.get()).as("permits held at once").isEqualTo(permits);
+        assertThat(grants.get()).isGreaterThan(20);
+        assertThat(permitLine(name)).isEmpty();
+    }
+
+    @Test
+    void aPermitWhoseHolderStopsRenewingComesBackAfterItsLease() throws Exception {
+        String name = unique("stopped");
+        Lease stopped = client().semaphore(name, 1).tryAcquire(SHORT_LEASE).orElseThrow(); // never extended, never released
+        long start = System.nanoTime();
+        Lease next = client().semaphore(name, 1).tryAcquire(LEASE, WAIT).orElseThrow();
+        long waited = (System.nanoTime() - start) / 1_000_000;
+        assertThat(stopped.lost().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.EXPIRED);
+        assertThat(waited).as("ms waited for a permit of " + SHORT_LEASE).isBetween(SHORT_LEASE.toMillis() / 2, SHORT_LEASE.toMillis() + 4_000);
+        assertThat(permitLine(name)).hasSize(1);
+        next.release();
+    }
+
+    @Test
+    void aPermitWhoseClientsSessionEndsComesBackAtOnce() throws Exception {
+        String name = unique("session");
+        LockClient holder = client();
+        LockClient waiter = client();
+        Lease permit = holder.semaphore(name, 1).tryAcquire(LEASE).orElseThrow();
+        Future<Optional<Lease>> waiting = executor.submit(() -> waiter.semaphore(name, 1).tryAcquire(LEASE, WAIT));
+        await().atMost(WAIT).until(() -> permitLine(name).size() == 2);
+        long start = System.nanoTime();
+        server.expireSession(holder); // as when the holder's process dies: its session ends, its nodes go
+        Lease next = waiting.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).orElseThrow();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("long before the lease's end").isLessThan(LEASE.dividedBy(2));
+        assertThat(permit.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.BACKEND_LOST);
+        assertThat(permitLine(name)).hasSize(1);
+        next.release();
+        // The holder's client goes on with a new session.
+        await().atMost(WAIT).ignoreExceptions().until(() -> holder.semaphore(name, 1).tryAcquire(LEASE).map(lease -> {
+            lease.release();
+            return true;
+        }).orElse(false));
+    }
+
+    @Test
+    void aCountOtherThanTheLiveOneIsRefusedAtOnceAndLeavesNothing() throws Exception {
+        String name = unique("mismatch");
+        LockClient holder = client();
+        LockClient other = client();
+        Lease held = holder.semaphore(name, 3).tryAcquire(LEASE).orElseThrow();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> other.semaphore(name, 2).tryAcquire(LEASE, WAIT))
+                .isInstanceOfSatisfying(PermitCountMismatchException.class, e -> {
+                    assertThat(e.stored()).isEqualTo(3);
+                    assertThat(e.requested()).isEqualTo(2);
+                })
+                .hasMessageContaining(name);
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("refused, not waited").isLessThan(Duration.ofSeconds(3));
+        assertThatThrownBy(() -> other.semaphore(name, 4).tryAcquire(LEASE)).isInstanceOf(PermitCountMismatchException.class);
+        assertThat(permitLine(name)).as("only the holder's node").hasSize(1).allMatch(node -> node.startsWith("permit-3-"));
+        Lease same = other.semaphore(name, 3).tryAcquire(LEASE).orElseThrow();
+
+        // A waiter's count is live too: with the permit of one held and a request waiting, another count is refused.
+        String single = unique("mismatch-waiting");
+        Lease one = holder.semaphore(single, 1).tryAcquire(LEASE).orElseThrow();
+        Future<Optional<Lease>> waiting = executor.submit(() -> other.semaphore(single, 1).tryAcquire(LEASE, WAIT));
+        await().atMost(WAIT).until(() -> permitLine(single).size() == 2);
+        one.release();
+        Lease waited = waiting.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).orElseThrow();
+        assertThatThrownBy(() -> client().semaphore(single, 2).tryAcquire(LEASE)).isInstanceOf(PermitCountMismatchException.class);
+        waited.release();
+
+        held.release();
+        same.release();
+        assertThat(permitLine(name)).isEmpty();
+        Lease recounted = other.semaphore(name, 2).tryAcquire(LEASE).orElseThrow();
+        assertThat(permitLine(name)).as("once every permit is back, another count").hasSize(1).allMatch(node -> node.startsWith("permit-2-"));
+        recounted.release();
+    }
+
+    /**
+     * Two permits held (P1, P2) and waiters W1 to W4, each watching the two nodes right ahead of it.
+     * A waiter joining wakes nobody. P1 going wakes W1 only (W2 watches P2 and W1, W3 watches W1 and
+     * W2), and W1's grant, marked on its node, wakes nobody. W1 going wakes the two behind it: W2 is
+     * let in, W3 moves up behind P2 and W2. P2 going then wakes W3, which is let in.
+     */
+    @Test
+    void aWaiterIsWokenOnlyByTheDeletionOfOneOfThePermitsNodesAheadOfIt() throws Exception {
+        String name = unique("herd");
+        Hold two = Hold.permit(2);
+        ZkLockDriver p1 = driver();
+        ZkLockDriver p2 = driver();
+        List<ZkLockDriver> waiters = List.of(driver(), driver(), driver());
+        Grant first = p1.tryAcquire(request(name, two)).grant();
+        Grant second = p2.tryAcquire(request(name, two)).grant();
+        List<LockRequest> requests = new ArrayList<>();
+        List<AtomicInteger> woken = new ArrayList<>();
+        for (ZkLockDriver waiter : waiters) {
+            LockRequest request = request(name, two);
+            assertThat(waiter.tryAcquire(request).isBusy()).isTrue();
+            AtomicInteger count = new AtomicInteger();
+            waiter.watch(request, count::incrementAndGet);
+            requests.add(request);
+            woken.add(count);
+        }
+        assertThat(driver().tryAcquire(request(name, two)).isBusy()).as("a fourth waiter joins").isTrue();
+
+        p1.release(first);
+        await().atMost(WAIT).until(() -> woken.get(0).get() > 0);
+        Grant w1 = waiters.get(0).tryAcquire(requests.get(0)).grant(); // marked granted: a data change, which wakes nobody
+        roundTrip(waiters.get(1).zooKeeper());
+        roundTrip(waiters.get(2).zooKeeper());
+        assertThat(woken.get(1)).as("W2, when P1 goes (it watches P2 and W1)").hasValue(0);
+        assertThat(woken.get(2)).as("W3, when P1 goes (it watches W1 and W2)").hasValue(0);
+        assertThat(waiters.get(1).tryAcquire(requests.get(1)).isBusy()).isTrue();
+
+        // The line is P2 W1 W2 W3 W4. W1 goes: W2 (P2, W1 ahead) is let in, W3 (W1, W2 ahead) moves up and is woken.
+        waiters.get(0).release(w1);
+        await().atMost(WAIT).until(() -> woken.get(1).get() > 0 && woken.get(2).get() > 0);
+        Grant w2 = waiters.get(1).tryAcquire(requests.get(1)).grant();
+        assertThat(waiters.get(2).tryAcquire(requests.get(2)).isBusy()).as("W3 behind P2 and W2").isTrue();
+        int w3Before = woken.get(2).get();
+
+        // P2 goes, which W3 now watches: W3 is let in while W2 holds.
+        p2.release(second);
+        await().atMost(WAIT).until(() -> woken.get(2).get() > w3Before);
+        Grant w3 = waiters.get(2).tryAcquire(requests.get(2)).grant();
+        assertThat(w3.fencingToken().orElseThrow()).isGreaterThan(w2.fencingToken().orElseThrow());
+        waiters.get(1).release(w2);
+        waiters.get(2).release(w3);
+    }
+
+    private ZkLockDriver driver() {
+        return opened.add(ZkLockDriver.connect(ZkEndpoint.parse(URI.create(server.uri(CHROOT))), LockOptions.defaults(),
+                new RecordingContext("semaphore-test")));
+    }
+}
