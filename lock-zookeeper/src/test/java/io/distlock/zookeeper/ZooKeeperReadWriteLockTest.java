@@ -221,6 +221,24 @@ class ZooKeeperReadWriteLockTest {
     }
 
     @Test
+    void renewedReadAndWriteHoldsOutliveTheirLeaseTime() {
+        String name = unique("renewed");
+        LockClient a = client();
+        LockClient b = client();
+        Lease read = a.readWriteLock(name).readLock().tryAcquire(SHORT_LEASE).orElseThrow().autoRenew();
+        Lease otherRead = b.readWriteLock(name).readLock().tryAcquire(SHORT_LEASE).orElseThrow();
+        assertThat(otherRead.extend(SHORT_LEASE.multipliedBy(3))).isTrue();
+        await().during(SHORT_LEASE.multipliedBy(3).dividedBy(2)).atMost(SHORT_LEASE.multipliedBy(4)).until(read::isValid);
+        assertThat(b.readWriteLock(name).writeLock().tryAcquire(LEASE)).as("a writer beside a renewed reader").isEmpty();
+        read.release();
+        otherRead.release();
+        Lease write = b.readWriteLock(name).writeLock().tryAcquire(SHORT_LEASE).orElseThrow().autoRenew();
+        await().during(SHORT_LEASE.multipliedBy(3).dividedBy(2)).atMost(SHORT_LEASE.multipliedBy(4)).until(write::isValid);
+        assertThat(a.readWriteLock(name).readLock().tryAcquire(LEASE)).as("a reader beside a renewed writer").isEmpty();
+        write.release();
+    }
+
+    @Test
     void aHoldWhoseClientsSessionEndsComesBackAtOnce() throws Exception {
         String name = unique("session");
         LockClient holder = client();

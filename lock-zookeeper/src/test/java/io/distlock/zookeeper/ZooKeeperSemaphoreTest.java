@@ -156,6 +156,17 @@ class ZooKeeperSemaphoreTest {
     }
 
     @Test
+    void aRenewedPermitOutlivesItsLeaseTime() {
+        String name = unique("renewed");
+        Lease permit = client().semaphore(name, 1).tryAcquire(SHORT_LEASE).orElseThrow().autoRenew();
+        await().during(SHORT_LEASE.multipliedBy(3).dividedBy(2)).atMost(SHORT_LEASE.multipliedBy(4)).until(permit::isValid);
+        LockClient other = client();
+        assertThat(other.semaphore(name, 1).tryAcquire(LEASE)).isEmpty();
+        permit.release();
+        other.semaphore(name, 1).tryAcquire(LEASE).orElseThrow().release();
+    }
+
+    @Test
     void aPermitWhoseClientsSessionEndsComesBackAtOnce() throws Exception {
         String name = unique("session");
         LockClient holder = client();
