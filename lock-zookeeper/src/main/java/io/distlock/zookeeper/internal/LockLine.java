@@ -14,8 +14,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The requests of the recipe on one line's directory — a lock's, a read-write lock's or a
- * semaphore's line of ephemeral-sequential nodes: join it, list it, mark a node granted, find a
- * request's node by its owner token. Asynchronous where the recipe pipelines them; the recipe's
+ * semaphore's line of ephemeral-sequential nodes: join it, list it, find a request's node by its
+ * owner token. Asynchronous where the recipe pipelines them; the recipe's
  * policy (who holds, who waits) is {@link LineRules}' and {@link ZkLockDriver}'s.
  */
 final class LockLine {
@@ -25,13 +25,6 @@ final class LockLine {
      * lives with (its ephemeral owner: the grant is bound to that session).
      */
     record Node(String path, long czxid, long session) {
-    }
-
-    /**
-     * A listing of a line's directory: its children, and the directory's {@code pzxid} (the
-     * transaction that last created or deleted one of them).
-     */
-    record Listing(List<String> children, long pzxid) {
     }
 
     private final ZkSession session;
@@ -86,28 +79,15 @@ final class LockLine {
         zk.setData(path, data, 0, (rc, p, ctx, stat) -> { }, null);
     }
 
-    /**
-     * Marks the moment a read, write or permit request is granted after its node joined the line,
-     * as {@link #granted} does, and answers with the mark's transaction id ({@code mzxid}): the
-     * grant's fencing token. Any version: a mark sent again after a lost reply moves the token up,
-     * never down. Fails with {@code NoNodeException} if the node is gone.
-     */
-    CompletableFuture<Long> mark(ZooKeeper zk, String path) {
-        CompletableFuture<Long> future = new CompletableFuture<>();
-        zk.setData(path, data, -1, (rc, p, ctx, stat) -> ZkCalls.complete(future, rc, p, stat == null ? null : stat.getMzxid()), null);
-        return future;
-    }
-
     /** Sends a listing of {@code dir}. */
-    CompletableFuture<Listing> list(String dir) {
+    CompletableFuture<List<String>> list(String dir) {
         return list(session.zk(), dir);
     }
 
-    /** Sends a listing of {@code dir} on handle {@code zk}, with the directory's {@code pzxid}. */
-    CompletableFuture<Listing> list(ZooKeeper zk, String dir) {
-        CompletableFuture<Listing> future = new CompletableFuture<>();
-        zk.getChildren(dir, false, (rc, path, ctx, children, stat) -> ZkCalls.complete(future, rc, path,
-                stat == null ? null : new Listing(children, stat.getPzxid())), null);
+    /** Sends a listing of {@code dir} on handle {@code zk}. */
+    CompletableFuture<List<String>> list(ZooKeeper zk, String dir) {
+        CompletableFuture<List<String>> future = new CompletableFuture<>();
+        zk.getChildren(dir, false, (rc, path, ctx, children) -> ZkCalls.complete(future, rc, path, children), null);
         return future;
     }
 
@@ -132,7 +112,7 @@ final class LockLine {
         session.zk().sync(dir, (rc, path, ctx) -> { }, null);
         List<String> children;
         try {
-            children = session.calls().await(list(dir), "list " + dir).children();
+            children = session.calls().await(list(dir), "list " + dir);
         } catch (KeeperException.NoNodeException e) {
             return List.of();
         }

@@ -21,8 +21,7 @@ import java.util.concurrent.CompletableFuture;
  * for the rest of the session).
  *
  * <p>Only a watched node's deletion wakes the waiters: a change of its data — its holder's grant
- * being marked ({@link LockLine#granted}, {@link LockLine#mark}) — re-arms the watch and wakes
- * nobody. Connection events reach the driver through Curator's connection states, which mark every
+ * being marked ({@link LockLine#granted}) — re-arms the watch and wakes nobody. Connection events reach the driver through Curator's connection states, which mark every
  * watch {@linkplain #lookAgain() to be looked at again}.
  */
 final class PredecessorWatch implements Watcher {

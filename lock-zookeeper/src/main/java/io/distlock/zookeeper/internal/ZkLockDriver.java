@@ -16,7 +16,6 @@ import io.distlock.spi.Revoked;
 import io.distlock.spi.Waiters;
 import io.distlock.spi.Watch;
 import io.distlock.zookeeper.internal.LineRules.Verdict;
-import io.distlock.zookeeper.internal.LockLine.Listing;
 import io.distlock.zookeeper.internal.LockLine.Node;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.KeeperException;
@@ -54,13 +53,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>Read-write locks and semaphores are the same loop on lines of their own ({@link ZkPaths#dir}),
  * with another rule of who is let in and what a waiter watches ({@link LineRules}): a reader is let
  * in while no writer is ahead of it, a writer when first, a permit of {@code n} among the first
- * {@code n}. Their fencing token is the id of the transaction that granted them: the node's
- * {@code czxid} if the listing that let it in shows that nothing in the line changed since its
- * create (the directory's {@code pzxid} is the create's), else the {@code mzxid} of a mark written
- * at the grant ({@link LockLine#mark}). A node is let in by a transaction at which it was
- * admissible (its admissibility only grows while it lives), so tokens follow the order in which
- * the server let the holds in: a writer's is above every token granted before it, reader or
- * writer. (A lock's line grants in sequence order, so its {@code czxid} does that alone.)
+ * {@code n}. Their fencing token is their node's {@code czxid}, as a lock's: tokens follow the line's
+ * order, one order for a read-write lock's readers and writers. A writer is let in only when every
+ * node ahead of it is gone, and no node behind it is let in while it lives, so every hold granted
+ * before it was ahead of it in line: its token is above every token granted before it, and below
+ * every one granted after it. Permits of a semaphore get tokens in the order their requests joined
+ * the line: an acquire that starts after another returned gets a higher one.
  *
  * <p>Lease time: an ephemeral node lives as long as the session, so the engine ends each lease at
  * the end of its validity ({@link #leaseExpired}: the node is deleted), and a crashed or stopped
@@ -199,11 +197,11 @@ public final class ZkLockDriver implements LockDriver {
         for (int round = 0; ; round++) {
             Node node = line.node;
             ZooKeeper zk = zk();
-            Listing listing;
+            List<String> children;
             long sent = System.nanoTime();
             if (node == null) {
                 CompletableFuture<Node> created = lockLine.join(zk, dir, request);
-                CompletableFuture<Listing> listed = lockLine.list(zk, dir); // pipelined: one round trip for both
+                CompletableFuture<List<String>> listed = lockLine.list(zk, dir); // pipelined: one round trip for both
                 try {
                     node = calls.await(created, "create a lock node in " + dir, deadline);
                 } catch (KeeperException.NoNodeException e) {
@@ -213,18 +211,18 @@ public final class ZkLockDriver implements LockDriver {
                 line.node = node;
                 joinedNow = true;
                 witness.answered(zk, sent); // a write: the leader had the session
-                listing = calls.await(listed, "list " + dir, deadline);
+                children = calls.await(listed, "list " + dir, deadline);
             } else {
                 // A listing alone may come from a follower that lost the leader and still serves what
                 // it last knew: a sync first, in order with it, so that it shows at least what the
                 // leader had, and so that the answer vouches for the session.
                 CompletableFuture<Boolean> synced = lockLine.sync(zk, dir);
-                CompletableFuture<Listing> listed = lockLine.list(zk, dir);
+                CompletableFuture<List<String>> listed = lockLine.list(zk, dir);
                 calls.await(synced, "sync " + dir, deadline);
                 witness.answered(zk, sent);
-                listing = calls.await(listed, "list " + dir, deadline);
+                children = calls.await(listed, "list " + dir, deadline);
             }
-            List<String> queue = ZkPaths.queue(listing.children(), line.hold);
+            List<String> queue = ZkPaths.queue(children, line.hold);
             int place = queue.indexOf(ZkPaths.name(node.path()));
             if (place > 0 && removeGhosts(request, dir, queue.subList(0, place), node)) {
                 continue;
@@ -241,17 +239,12 @@ public final class ZkLockDriver implements LockDriver {
                 throw refuse(request, line, verdict.storedPermits());
             }
             if (verdict.granted()) {
-                OptionalLong token = grantToken(zk, line, node, listing.pzxid() == node.czxid(), deadline);
-                if (token.isEmpty()) {
-                    startOver(request, line, round); // the node went (as above)
-                    continue;
-                }
                 line.predecessor.stop();
                 // Bound to the session the node lives with: the engine ends the lease with it, and
                 // gives the grant back if that session ended before the grant is recorded.
-                Grant grant = new Grant(request, token, node.path(), node.session());
+                Grant grant = new Grant(request, OptionalLong.of(node.czxid()), node.path(), node.session());
                 grants.put(request.ownerToken(), grant);
-                if (!joinedNow && line.hold.kind() == Hold.Kind.EXCLUSIVE) {
+                if (!joinedNow) {
                     lockLine.granted(zk, node.path()); // it waited: its mtime tells when it was granted
                 }
                 watchHeld(zk, grant);
@@ -272,27 +265,6 @@ public final class ZkLockDriver implements LockDriver {
         if (round > 3) {
             throw new BackendUnavailableException(endpoint.toString(), line.hold.describe() + " node of '" + request.name()
                     + "' keeps vanishing on " + endpoint + " (session expiring?)", null);
-        }
-    }
-
-    /**
-     * The fencing token of a grant: a lock's node's {@code czxid} (its line grants in sequence order);
-     * for a read, write or permit hold the id of the transaction that let it in — the create, if
-     * nothing in the line changed between it and the listing that let it in ({@code unchangedSinceCreate}),
-     * else a mark written now, whose {@code mzxid} is the token and whose {@code mtime} tells when it
-     * was granted.
-     *
-     * @return the token; empty if the node is gone
-     */
-    private OptionalLong grantToken(ZooKeeper zk, InLine line, Node node, boolean unchangedSinceCreate, long deadline)
-            throws KeeperException {
-        if (line.hold.kind() == Hold.Kind.EXCLUSIVE || unchangedSinceCreate) {
-            return OptionalLong.of(node.czxid());
-        }
-        try {
-            return OptionalLong.of(calls.await(lockLine.mark(zk, node.path()), "mark " + node.path() + " granted", deadline));
-        } catch (KeeperException.NoNodeException gone) {
-            return OptionalLong.empty();
         }
     }
 
