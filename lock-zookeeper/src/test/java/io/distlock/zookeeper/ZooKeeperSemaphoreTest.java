@@ -155,6 +155,26 @@ class ZooKeeperSemaphoreTest {
         next.release();
     }
 
+    /**
+     * A holder of two permits whose leases end at different times gives each back at the end of its
+     * own lease: a waiter gets the first one while the holder's other permit is still valid, and the
+     * two valid permits are then all there is.
+     */
+    @Test
+    void eachPermitComesBackAtTheEndOfItsOwnLease() throws Exception {
+        String name = unique("own-lease");
+        LockClient holder = client();
+        Lease shorter = holder.semaphore(name, 2).tryAcquire(SHORT_LEASE).orElseThrow();
+        Lease longer = holder.semaphore(name, 2).tryAcquire(LEASE).orElseThrow();
+        LockClient waiter = client();
+        Lease next = waiter.semaphore(name, 2).tryAcquire(LEASE, WAIT).orElseThrow();
+        assertThat(shorter.isValid()).isFalse();
+        assertThat(longer.isValid()).as("the holder's other permit").isTrue();
+        assertThat(client().semaphore(name, 2).tryAcquire(LEASE)).as("a third beside the two valid ones").isEmpty();
+        next.release();
+        longer.release();
+    }
+
     @Test
     void aRenewedPermitOutlivesItsLeaseTime() {
         String name = unique("renewed");

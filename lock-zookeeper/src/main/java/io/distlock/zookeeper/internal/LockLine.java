@@ -15,8 +15,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The requests of the recipe on one line's directory — a lock's, a read-write lock's or a
  * semaphore's line of ephemeral-sequential nodes: join it, list it, find a request's node by its
- * owner token. Asynchronous where the recipe pipelines them; the recipe's
- * policy (who holds, who waits) is {@link LineRules}' and {@link ZkLockDriver}'s.
+ * owner token. Asynchronous where the recipe pipelines them; the recipe's policy (who holds, who
+ * waits) is {@link LineRules}' and {@link ZkLockDriver}'s.
  */
 final class LockLine {
 
