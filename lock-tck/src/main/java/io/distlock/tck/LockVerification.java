@@ -59,7 +59,7 @@ import java.util.UUID;
 @TestMethodOrder(MethodOrderer.DisplayName.class)
 public abstract class LockVerification implements SafetyRules, LeaseUseRules, LivenessRules, RenewalRules, FaultRules,
         RevocationRules, PartitionRules, SessionRules, ServerFaultRules, SilenceRules, InputRules, SecurityRules,
-        LockViewRules, InspectionRules {
+        LockViewRules, InspectionRules, SharedHoldRules {
 
     // The rules are composed: one package-private test interface per group of SPEC.md (see RuleGroup),
     // whose default @Test methods JUnit finds on the author's subclass. @TestMethodOrder is @Inherited,
