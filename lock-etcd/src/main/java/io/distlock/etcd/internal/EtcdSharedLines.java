@@ -114,6 +114,7 @@ final class EtcdSharedLines {
                 break;
         }
         line.putsSent++;
+        line.countChecked = false; // a new key of ours (or one found after a lost reply) is checked anew
         TxnResponse answer = session.call(() -> session.kv().txn()
                 .If(new Cmp(line.key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
                         new Cmp(line.marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
