@@ -3,6 +3,7 @@ package io.distlock.etcd;
 import io.distlock.DistributedSemaphore;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.PermitCountMismatchException;
 import io.distlock.tck.fixtures.EtcdCluster;
@@ -62,7 +63,9 @@ class EtcdSemaphoreTest {
     }
 
     private LockClient client(String prefix, int sessionTtlSeconds) {
-        LockClient client = Locks.connect(etcd.uri(prefix + "?sessionTtl=" + sessionTtlSeconds));
+        // Timeouts with room for a loaded machine (the defaults are 2 s); they cost nothing when answers come.
+        LockClient client = Locks.connect(java.net.URI.create(etcd.uri(prefix + "?sessionTtl=" + sessionTtlSeconds)),
+                LockOptions.builder().connectTimeout(Duration.ofSeconds(5)).operationTimeout(Duration.ofSeconds(5)).build());
         clients.add(client);
         return client;
     }
@@ -150,16 +153,16 @@ class EtcdSemaphoreTest {
     /** The holder's session ends (an operator revokes its lease): its permit is back at once, and its client learns it. */
     @Test
     void aPermitEndsWithItsSession() throws Exception {
-        LockClient holder = client("/sem-session", 2);
+        LockClient holder = client("/sem-session", 3);
         LockClient other = client("/sem-session");
-        Lease permit = holder.semaphore("slots", 1).tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+        Lease permit = holder.semaphore("slots", 1).tryAcquire(Duration.ofSeconds(30), WAIT).orElseThrow();
         CompletableFuture<Optional<Lease>> waiting = CompletableFuture.supplyAsync(() -> waitFor(other.semaphore("slots", 1)));
         Awaitility.await().atMost(WOKEN).until(() -> etcd.keys("/sem-session/semaphores/slots/1/").size() == 2);
         etcd.revokeLease(etcd.leaseOf(etcd.keys("/sem-session/semaphores/slots/1/").stream()
                 .filter(key -> etcd.createRevision(key).orElseThrow() == permit.fencingToken().orElseThrow())
                 .findFirst().orElseThrow()));
         assertThat(waiting.get(WOKEN.toMillis(), TimeUnit.MILLISECONDS)).isPresent();
-        assertThat(permit.lost().toCompletableFuture().get(WOKEN.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(Lease.LossReason.BACKEND_LOST);
+        assertThat(permit.lost().toCompletableFuture().get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(Lease.LossReason.BACKEND_LOST);
     }
 
     /**
