@@ -260,6 +260,37 @@ class RedisSemaphoreTest {
         }
     }
 
+    /** The README's locker line for locks, read-write locks and semaphores: the lock line and the sorted-set and hash commands. */
+    static final String[] HOLDS_LOCKER_RULES = java.util.stream.Stream.concat(java.util.Arrays.stream(RedisInspectionTest.LOCKER_RULES),
+            java.util.stream.Stream.of("+zadd", "+zrem", "+zscore", "+zcard", "+zcount", "+zrange", "+zrangebyscore",
+                    "+zremrangebyscore", "+hset", "+hdel")).toArray(String[]::new);
+
+    @Test
+    void theReadmesAclLineIsEnoughAndTheLockLineAloneIsRefused() throws Exception {
+        try (RedisServer acl = RedisServer.builder().aclUser("locker", "pw-holds-41", HOLDS_LOCKER_RULES)
+                .aclUser("lock-only", "pw-holds-42", RedisInspectionTest.LOCKER_RULES).start();
+             LockClient a = Locks.connect(acl.uri("locker")); LockClient b = Locks.connect(acl.uri("locker"));
+             LockClient old = Locks.connect(acl.uri("lock-only"))) {
+            Lease read = a.readWriteLock("acl").readLock().tryAcquire(SHORT).orElseThrow();
+            Future<Optional<Lease>> writer = threads.submit(() -> b.readWriteLock("acl").writeLock().tryAcquire(LEASE, PATIENCE));
+            await().atMost(PATIENCE).until(() -> (Long) acl.call("ZCARD", ReadWriteScripts.waitingKey("acl")) == 1L);
+            assertThat(read.extend(LEASE)).isTrue();
+            read.release();
+            writer.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).orElseThrow().release();
+            Lease permit = a.semaphore("acl", 1).tryAcquire(SHORT).orElseThrow();
+            Lease next = b.semaphore("acl", 1).tryAcquire(SHORT, PATIENCE).orElseThrow(); // after the first one's lease
+            assertThatThrownBy(() -> b.semaphore("acl", 2).tryAcquire(LEASE)).isInstanceOf(PermitCountMismatchException.class);
+            next.release();
+            permit.release();
+
+            old.lock("acl").tryAcquire(LEASE).orElseThrow().release();
+            assertThatThrownBy(() -> old.semaphore("acl", 1).tryAcquire(LEASE))
+                    .isInstanceOf(io.distlock.AccessDeniedException.class).hasMessageContaining("lock-only");
+            assertThatThrownBy(() -> old.readWriteLock("acl").readLock().tryAcquire(LEASE))
+                    .isInstanceOf(io.distlock.AccessDeniedException.class);
+        }
+    }
+
     /** What Redis Cluster hashes of a key: its hash tag (between the first "{" and the next "}", if not empty), else all of it. */
     private static String hashed(String key) {
         int open = key.indexOf('{');

@@ -183,8 +183,8 @@ public final class RedisWaitDriver implements LockDriver {
         } catch (RuntimeException e) {
             withdrawn = "withdrawing the grant got no answer either (it is retried by owner token): " + e.getMessage();
         }
-        return Attempt.unknown(new BackendUnavailableException(target.toString(), "Redis at " + target + " granted the "
-                + request.hold().describe() + " '" + request.name() + "', but " + acknowledged + " of " + replicas
+        return Attempt.unknown(new BackendUnavailableException(target.toString(), "Redis at " + target + " "
+                + RedisLockDriver.operation("granted", request) + ", but " + acknowledged + " of " + replicas
                 + " replicas acknowledged within waitTimeout (" + waitTimeout.toMillis() + " ms): not confirmed, as a"
                 + " failover could lose it; " + withdrawn, null));
     }
