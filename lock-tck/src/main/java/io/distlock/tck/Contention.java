@@ -2,6 +2,8 @@ package io.distlock.tck;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
+import io.distlock.Lease;
+import io.distlock.LockClient;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,6 +12,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
 
 /**
  * A contention run (rules 1.1, 1.4, 1.7): independent clients, each on its own thread, race for one
@@ -47,11 +50,48 @@ final class Contention {
     private record Held(long atNanos, long validUntilNanos, OptionalLong token, Runnable release, Runnable leaveToExpire) {
     }
 
+    /**
+     * How one contender in this JVM takes what it contends for: a lock, a side of a read-write lock, a
+     * semaphore's permit.
+     */
+    @FunctionalInterface
+    interface Acquirer {
+        /**
+         * @param lease   the lease time
+         * @param maxWait null for a single attempt, else how long to wait
+         * @return the lease, or empty for contention
+         * @throws BackendUnavailableException if the attempt got no answer
+         * @throws InterruptedException        if interrupted
+         */
+        Optional<Lease> acquire(Duration lease, Duration maxWait) throws InterruptedException;
+    }
+
+    /**
+     * One contender of a run on a primitive other than a lock (group 9).
+     *
+     * @param recordedAs the name its leases are recorded under in the history (a read-write lock's
+     *                   readers and writers under two names, so that the checks tell them apart)
+     * @param acquirer   how it takes its hold
+     * @param writes     whether it writes to the run's fenced resource while it holds (a writer; not a
+     *                   reader, nor a permit holder, who hold beside each other)
+     */
+    record Contender(String recordedAs, Acquirer acquirer, boolean writes) {
+    }
+
     private Contention() {
     }
 
+    /**
+     * A contention run of {@link TestEnvironment#contentionClients()} clients in this JVM, each
+     * contending as {@code contenders} says for its index and client.
+     */
+    static History run(Rig rig, FencedResource resource, int expiriesPerClient,
+                       BiFunction<Integer, LockClient, Contender> contenders) throws InterruptedException {
+        return run(rig, resource, expiriesPerClient, null, contenders);
+    }
+
     static History run(Rig rig, FencedResource resource, int expiriesPerClient) throws InterruptedException {
-        return run(rig, resource, expiriesPerClient, null);
+        return run(rig, resource, expiriesPerClient, (ChildClient) null);
     }
 
     /**
@@ -61,18 +101,29 @@ final class Contention {
      */
     static History run(Rig rig, FencedResource resource, int expiriesPerClient, ChildClient separate)
             throws InterruptedException {
+        return run(rig, resource, expiriesPerClient, separate, (i, client) -> {
+            DistributedLock lock = client.lock(rig.name);
+            return new Contender(rig.name, (lease, maxWait) -> maxWait == null ? lock.tryAcquire(lease)
+                    : lock.tryAcquire(lease, maxWait), true);
+        });
+    }
+
+    private static History run(Rig rig, FencedResource resource, int expiriesPerClient, ChildClient separate,
+                               BiFunction<Integer, LockClient, Contender> contenders)
+            throws InterruptedException {
         TestEnvironment env = rig.env;
         History history = new History();
         AtomicLong attempted = new AtomicLong();
         CountDownLatch start = new CountDownLatch(1);
-        List<Rig.Waiter<Integer>> contenders = new ArrayList<>();
+        List<Rig.Waiter<Integer>> running = new ArrayList<>();
         for (int i = 0; i < env.contentionClients(); i++) {
             boolean elsewhere = separate != null && i == env.contentionClients() - 1;
             String client = elsewhere ? separate.label() : "client-" + i;
-            Seat seat = elsewhere ? separateSeat(rig, separate) : seat(rig, rig.client().lock(rig.name));
-            contenders.add(rig.start(client, () -> {
+            Contender contender = elsewhere ? new Contender(rig.name, null, true) : contenders.apply(i, rig.client());
+            Seat seat = elsewhere ? separateSeat(rig, separate) : seat(rig, contender.acquirer());
+            running.add(rig.start(client, () -> {
                 start.await();
-                return contend(rig, seat, client, history, resource, expiriesPerClient, attempted);
+                return contend(rig, seat, client, contender, history, resource, expiriesPerClient, attempted);
             }));
         }
         if (separate != null) {
@@ -80,7 +131,7 @@ final class Contention {
         }
         start.countDown();
         long deadline = System.nanoTime() + env.contentionTimeout().toNanos();
-        for (Rig.Waiter<Integer> contender : contenders) {
+        for (Rig.Waiter<Integer> contender : running) {
             rig.outcome(contender, Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
         }
         rig.hooks.recorded(rig.rule, history);
@@ -96,8 +147,8 @@ final class Contention {
         return history;
     }
 
-    private static Seat seat(Rig rig, DistributedLock lock) {
-        return (lease, maxWait) -> (maxWait == null ? lock.tryAcquire(lease) : lock.tryAcquire(lease, maxWait)).map(granted -> {
+    private static Seat seat(Rig rig, Acquirer acquirer) {
+        return (lease, maxWait) -> acquirer.acquire(lease, maxWait).map(granted -> {
             long now = System.nanoTime();
             return new Held(now, now + granted.remaining().toNanos(), granted.fencingToken(), granted::release,
                     () -> rig.track(granted)); // released (a no-op by then) after the rule
@@ -110,7 +161,7 @@ final class Contention {
                 grant.validUntilNanos(), grant.token(), () -> child.release(grant), () -> { })); // the child's quit releases it
     }
 
-    private static int contend(Rig rig, Seat seat, String client, History history,
+    private static int contend(Rig rig, Seat seat, String client, Contender contender, History history,
                                FencedResource resource, int expiriesPerClient, AtomicLong attempted)
             throws InterruptedException {
         TestEnvironment env = rig.env;
@@ -133,16 +184,18 @@ final class Contention {
                 continue;
             }
             if (waits) {
-                history.waited(new History.Wait(client, rig.name, attemptedAt, System.nanoTime(), attempt.isPresent()));
+                history.waited(new History.Wait(client, contender.recordedAs(), attemptedAt, System.nanoTime(), attempt.isPresent()));
             }
             if (attempt.isEmpty()) {
                 continue;
             }
             Held held = attempt.get();
-            long id = history.acquired(client, rig.name, held.atNanos(), held.validUntilNanos(), held.token());
+            long id = history.acquired(client, contender.recordedAs(), held.atNanos(), held.validUntilNanos(), held.token());
             granted++;
-            boolean accepted = resource.write("lease#" + id, held.token());
-            history.write(id, System.nanoTime(), accepted);
+            if (contender.writes()) {
+                boolean accepted = resource.write("lease#" + id, held.token());
+                history.write(id, System.nanoTime(), accepted);
+            }
             if (expired < expiriesPerClient && granted % 25 == 10) {
                 expired++;
                 held.leaveToExpire().run();

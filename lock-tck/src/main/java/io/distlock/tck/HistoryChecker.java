@@ -38,7 +38,11 @@ public final class HistoryChecker {
             /** A later grant carried a fencing token not greater than an earlier one. */
             FENCING_ORDER,
             /** A fenced resource rejected a write made while the writer's lease was valid. */
-            REJECTED_VALID_WRITE
+            REJECTED_VALID_WRITE,
+            /** More leases of one semaphore were valid at one instant than it has permits. */
+            TOO_MANY_HOLDERS,
+            /** A write lease was valid at the same instant as another lease of its read-write lock, read or write. */
+            WRITER_NOT_ALONE
         }
 
         /**
@@ -169,6 +173,134 @@ public final class HistoryChecker {
             }
         }
         return violations;
+    }
+
+    /**
+     * Finds the instants at which more than {@code permits} leases of one lock (a semaphore's permits,
+     * recorded under its name) were valid at once: a sweep over the valid intervals' ends and starts (an
+     * interval that ends where another starts does not overlap it).
+     *
+     * @param history a history
+     * @param permits how many leases of each lock may be valid at once
+     * @return one violation per excess: each time the count of valid leases rises above {@code permits},
+     *         naming the leases valid at that instant
+     */
+    public static List<Violation> moreHoldersThan(History history, int permits) {
+        List<Violation> violations = new ArrayList<>();
+        long origin = history.originNanos();
+        for (List<Interval> lock : intervalsByLock(history).values()) {
+            List<Interval> valid = new ArrayList<>();
+            for (Interval next : lock) {
+                if (next.isEmpty()) {
+                    continue;
+                }
+                valid.removeIf(held -> held.end - next.start <= 0);
+                valid.add(next);
+                if (valid.size() > permits) {
+                    violations.add(new Violation(Violation.Kind.TOO_MANY_HOLDERS, valid.size() + " leases of '"
+                            + next.acquired.lockName() + "' valid at once (at most " + permits + "): " + valid.stream()
+                            .map(i -> i.describe(origin)).collect(Collectors.joining("  AND  ")),
+                            valid.stream().map(i -> i.acquired).toList()));
+                }
+            }
+        }
+        return violations;
+    }
+
+    /**
+     * @param history  a history
+     * @param lockName the name leases are recorded under
+     * @return the most of them that were valid at one instant (0 if none was recorded)
+     */
+    public static int mostValidAtOnce(History history, String lockName) {
+        int most = 0;
+        List<Interval> valid = new ArrayList<>();
+        for (Interval next : intervalsByLock(history).getOrDefault(lockName, List.of())) {
+            if (next.isEmpty()) {
+                continue;
+            }
+            valid.removeIf(held -> held.end - next.start <= 0);
+            valid.add(next);
+            most = Math.max(most, valid.size());
+        }
+        return most;
+    }
+
+    /**
+     * Finds write leases that were valid at the same instant as another lease of their read-write lock:
+     * a reader (its leases recorded under {@code readLock}) or another writer ({@code writeLock}).
+     *
+     * @param history   a history
+     * @param readLock  the name the read leases are recorded under
+     * @param writeLock the name the write leases are recorded under
+     * @return one violation per overlapping pair
+     */
+    public static List<Violation> writerNotAlone(History history, String readLock, String writeLock) {
+        List<Violation> violations = new ArrayList<>();
+        long origin = history.originNanos();
+        List<Interval> all = readWrite(history, readLock, writeLock);
+        for (int i = 0; i < all.size(); i++) {
+            Interval a = all.get(i);
+            for (int j = i + 1; j < all.size() && all.get(j).start - a.end < 0; j++) {
+                Interval b = all.get(j);
+                boolean aWrites = a.acquired.lockName().equals(writeLock);
+                boolean bWrites = b.acquired.lockName().equals(writeLock);
+                if ((aWrites || bWrites) && !a.isEmpty() && !b.isEmpty()) {
+                    violations.add(new Violation(Violation.Kind.WRITER_NOT_ALONE,
+                            (aWrites && bWrites ? "two writers" : "a reader and a writer") + " valid at once for "
+                                    + millis(Math.min(a.end, b.end) - b.start) + ": " + a.describe(origin) + "  AND  "
+                                    + b.describe(origin),
+                            List.of(a.acquired, b.acquired)));
+                }
+            }
+        }
+        return violations;
+    }
+
+    /**
+     * Checks one fencing order for a read-write lock's two sides: in grant order (the valid intervals'
+     * starts), a writer's token is above every token granted before it, and every token granted after a
+     * writer is above the writer's. Readers among themselves may be in any order (they hold at once).
+     *
+     * @param history   a history
+     * @param readLock  the name the read leases are recorded under
+     * @param writeLock the name the write leases are recorded under
+     * @return the violations; none for leases without tokens
+     */
+    public static List<Violation> readWriteFencingOrder(History history, String readLock, String writeLock) {
+        List<Violation> violations = new ArrayList<>();
+        long origin = history.originNanos();
+        Interval highest = null;
+        Interval lastWriter = null;
+        for (Interval next : readWrite(history, readLock, writeLock)) {
+            if (next.acquired.fencingToken().isEmpty() || next.isEmpty()) {
+                continue;
+            }
+            long token = next.acquired.fencingToken().getAsLong();
+            boolean writes = next.acquired.lockName().equals(writeLock);
+            Interval above = writes ? highest : lastWriter;
+            if (above != null && token <= above.acquired.fencingToken().getAsLong()) {
+                violations.add(new Violation(Violation.Kind.FENCING_ORDER, "fencing token did not increase past "
+                        + (writes ? "every earlier grant's" : "the last writer's") + ": " + above.describe(origin)
+                        + "  THEN  " + next.describe(origin), List.of(above.acquired, next.acquired)));
+            }
+            if (highest == null || token > highest.acquired.fencingToken().getAsLong()) {
+                highest = next;
+            }
+            if (writes) {
+                lastWriter = next;
+            }
+        }
+        return violations;
+    }
+
+    /** The intervals of both sides of a read-write lock, in order of start. */
+    private static List<Interval> readWrite(History history, String readLock, String writeLock) {
+        Map<String, List<Interval>> byLock = intervalsByLock(history);
+        List<Interval> all = new ArrayList<>(byLock.getOrDefault(readLock, List.of()));
+        all.addAll(byLock.getOrDefault(writeLock, List.of()));
+        all.sort(Comparator.comparingLong((Interval i) -> i.start - history.originNanos()).thenComparingLong(i -> i.acquired.lease()));
+        return all;
     }
 
     /**

@@ -52,6 +52,8 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
     private static final String VIEW_GROUP = "7.";
     /** How the numbers of group 8's rules (inspection and revocation) begin. */
     private static final String INSPECTION_GROUP = "8.";
+    /** How the numbers of group 9's rules (read-write locks and semaphores) begin. */
+    private static final String SHARED_HOLD_GROUP = "9.";
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(VerdictExtension.class);
 
@@ -239,6 +241,11 @@ final class VerdictExtension implements AfterTestExecutionCallback, TestWatcher,
                 .collect(Collectors.toList());
         if (!inspection.isEmpty()) {
             s.append("- inspection and revocation (group 8): ").append(groupLine("8", inspection)).append('\n');
+        }
+        List<RuleResult> shared = results.stream().filter(r -> r.rule().startsWith(SHARED_HOLD_GROUP))
+                .collect(Collectors.toList());
+        if (!shared.isEmpty()) {
+            s.append("- read-write locks and semaphores (group 9): ").append(groupLine("9", shared)).append('\n');
         }
         s.append('\n');
         s.append("| rule | | result | detail |\n|---|---|---|---|\n");

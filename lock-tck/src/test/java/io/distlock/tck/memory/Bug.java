@@ -182,7 +182,22 @@ enum Bug {
      * extension (a hand-made {@code DEL}): the evicted holder goes on believing its lease valid.
      */
     REVOKE_UNNOTICED("revoke-unnoticed", Shape.ONE_LINK,
-            fails("8.3", "still believes its lease valid"));
+            fails("8.3", "still believes its lease valid")),
+    /**
+     * A semaphore's permits are counted in one round trip and written in another, so two clients that
+     * counted the same free permit both take it: N + 1 holders.
+     */
+    NON_ATOMIC_PERMITS("non-atomic-permits", Shape.ONE_LINK,
+            fails("9.1", "permits valid at once")),
+    /** A permit never expires on the server: a holder that dies keeps it for good. */
+    DEAD_PERMIT_KEPT("dead-permit-kept", Shape.ONE_LINK,
+            fails("9.4", "never came back")),
+    /** A reader is admitted while a writer holds the read-write lock. */
+    READER_BESIDE_WRITER("reader-beside-writer", Shape.ONE_LINK,
+            fails("9.2", "a reader and a writer")),
+    /** A waiting writer holds back no reader: readers that keep arriving starve it. */
+    WRITER_STARVATION("writer-starvation", Shape.ONE_LINK,
+            fails("9.3", "starved"));
 
     /** The scheme of {@link MemoryBackend.Broken}, which serves every variant of a server or driver defect. */
     static final String BROKEN_SCHEME = "broken";

@@ -7,6 +7,7 @@ import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
+import io.distlock.spi.Hold;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
@@ -22,6 +23,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -187,7 +189,10 @@ final class MemoryDriver implements LockDriver {
                 if (sessionStore) {
                     server.onSession(owner(request), on);
                 }
-                return server.tryAcquire(request.name(), owner(request), request.leaseTime(), context.owner());
+                if (bug == Bug.NON_ATOMIC_PERMITS && request.hold().kind() == Hold.Kind.PERMIT) {
+                    return permitInTwoTrips(request);
+                }
+                return server.tryAcquire(key(request), owner(request), request.leaseTime(), context.owner(), request.hold());
             }, () -> resent.add(owner(request)));
         } catch (BackendUnavailableException e) {
             if (bug == Bug.UNKNOWN_AS_BUSY) {
@@ -197,7 +202,7 @@ final class MemoryDriver implements LockDriver {
         }
         if (answer.granted() && bug == Bug.LATE_GRANT_AS_BUSY && System.nanoTime() - sent > request.leaseTime().toNanos()) {
             // The defect: a grant that came back too late to use is deleted and taken for contention.
-            server.release(request.name(), owner(request));
+            server.release(key(request), owner(request));
             return Attempt.busy();
         }
         if (answer.granted()) {
@@ -232,14 +237,14 @@ final class MemoryDriver implements LockDriver {
         String owner = owner(grant.request());
         if (bug == Bug.REORDERED_EXTENDS) {
             // The defect: the extension is applied later, on another "connection", and reported at once.
-            boolean holds = call("extend " + grant.name(), () -> server.holds(grant.name(), owner));
-            MemoryServer.later(() -> server.extend(grant.name(), owner, leaseTime), ThreadLocalRandom.current().nextLong(30),
+            boolean holds = call("extend " + grant.name(), () -> server.holds(key(grant.request()), owner));
+            MemoryServer.later(() -> server.extend(key(grant.request()), owner, leaseTime), ThreadLocalRandom.current().nextLong(30),
                     TimeUnit.MILLISECONDS);
             return ExtendOutcome.of(holds);
         }
         try {
             return call("extend " + grant.name(), () -> {
-                if (server.extend(grant.name(), owner, leaseTime)) {
+                if (server.extend(key(grant.request()), owner, leaseTime)) {
                     return ExtendOutcome.extended();
                 }
                 String revoked = server.revocation(owner); // a revoke left its reason for the holder's next extension
@@ -274,9 +279,9 @@ final class MemoryDriver implements LockDriver {
         recorded.remove(grant);
         String owner = owner(grant.request());
         server.forget(owner);
-        boolean released = server.release(grant.name(), owner);
+        boolean released = server.release(key(grant.request()), owner);
         if (resent.remove(owner) && bug != Bug.LATE_COPY_AFTER_RELEASE) {
-            server.abandon(grant.name(), owner, true);
+            server.abandon(key(grant.request()), owner, true);
         }
         return released;
     }
@@ -285,7 +290,7 @@ final class MemoryDriver implements LockDriver {
     public void abandon(LockRequest request, boolean outcomeUnknown) {
         if (bug != Bug.LEAKED_ABANDON) {
             cleanup("abandon " + request.name(), () -> {
-                server.abandon(request.name(), owner(request), outcomeUnknown);
+                server.abandon(key(request), owner(request), outcomeUnknown);
                 return true;
             });
         }
@@ -300,6 +305,54 @@ final class MemoryDriver implements LockDriver {
             }
             throw e;
         }
+    }
+
+    /**
+     * The server's queue for what {@code request} holds: the lock's name itself, or the name in the
+     * key space of read-write locks or of semaphores. A lock name has no control character, so no
+     * lock's queue is ever one of theirs.
+     */
+    static String key(LockRequest request) {
+        switch (request.hold().kind()) {
+            case READ:
+            case WRITE:
+                return READ_WRITE_SPACE + request.name();
+            case PERMIT:
+                return SEMAPHORE_SPACE + request.name();
+            default:
+                return request.name();
+        }
+    }
+
+    private static final String READ_WRITE_SPACE = "\u0001rw:";
+    private static final String SEMAPHORE_SPACE = "\u0001semaphore:";
+
+    /** @return the primitive's name for a queue's key ({@link #key}) */
+    static String nameOf(String key) {
+        return key.startsWith("\u0001") ? key.substring(key.indexOf(':') + 1) : key;
+    }
+
+    /** @return false for the queues of read-write locks and semaphores, which inspection of locks does not list */
+    static boolean isLock(String key) {
+        return !key.startsWith("\u0001");
+    }
+
+    /**
+     * {@link Bug#NON_ATOMIC_PERMITS}' acquire: the permits held are counted in one round trip and the
+     * permit written in another, so two clients that counted the same free permit both take it.
+     */
+    private MemoryServer.Answer permitInTwoTrips(LockRequest request) {
+        String key = key(request);
+        if (server.permitsHeld(key) >= request.hold().permits()) {
+            return new MemoryServer.Answer(false, 0, Duration.ZERO);
+        }
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5)); // the second round trip's way to the server
+        return server.grantPermit(key, owner(request), request.leaseTime(), context.owner(), request.hold());
+    }
+
+    @Override
+    public Watch watch(LockRequest request, Runnable onChange) {
+        return watch(key(request), onChange);
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.distlock.tck.memory;
 import io.distlock.AccessDeniedException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.spi.DriverContext;
+import io.distlock.spi.Hold;
 import io.distlock.spi.Watch;
 
 import java.io.BufferedReader;
@@ -145,7 +146,8 @@ final class MemoryGateway {
                     }
                     case "acquire" -> {
                         MemoryServer.Answer answer = server.tryAcquire(decode(request[2]), decode(request[3]),
-                                Duration.ofNanos(Long.parseLong(request[4])), decode(request[5]));
+                                Duration.ofNanos(Long.parseLong(request[4])), decode(request[5]),
+                                new Hold(Hold.Kind.valueOf(request[6]), Integer.parseInt(request[7])));
                         yield answer.granted() + " " + answer.fence() + " " + answer.holderRemaining().toNanos();
                     }
                     case "extend" -> String.valueOf(server.extend(decode(request[2]), decode(request[3]),
@@ -283,9 +285,9 @@ final class MemoryGateway {
         }
 
         @Override
-        public MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime, String description) {
+        public MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime, String description, Hold hold) {
             String[] answer = call("acquire", encode(name), encode(owner), Long.toString(leaseTime.toNanos()),
-                    encode(description));
+                    encode(description), hold.kind().name(), Integer.toString(hold.permits()));
             return new MemoryServer.Answer(Boolean.parseBoolean(answer[0]), Long.parseLong(answer[1]),
                     Duration.ofNanos(Long.parseLong(answer[2])));
         }

@@ -1,6 +1,7 @@
 package io.distlock.tck.memory;
 
 import io.distlock.spi.DriverContext;
+import io.distlock.spi.Hold;
 import io.distlock.spi.Watch;
 
 import java.time.Duration;
@@ -19,7 +20,17 @@ interface MemoryProtocol {
     void authorize(String principal, String name, String endpoint);
 
     /** See {@link MemoryServer#tryAcquire}. */
-    MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime, String description);
+    MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime, String description, Hold hold);
+
+    /** {@link Bug#NON_ATOMIC_PERMITS}' count of the permits held; served only in the server's own JVM. */
+    default int permitsHeld(String key) {
+        throw new UnsupportedOperationException("served in the server's own JVM only");
+    }
+
+    /** {@link Bug#NON_ATOMIC_PERMITS}' blind write of a permit; served only in the server's own JVM. */
+    default MemoryServer.Answer grantPermit(String key, String owner, Duration leaseTime, String description, Hold hold) {
+        throw new UnsupportedOperationException("served in the server's own JVM only");
+    }
 
     /** See {@link MemoryServer#extend}. */
     boolean extend(String name, String owner, Duration leaseTime);
@@ -81,8 +92,18 @@ interface MemoryProtocol {
             }
 
             @Override
-            public MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime, String description) {
-                return server.tryAcquire(name, owner, leaseTime, description);
+            public MemoryServer.Answer tryAcquire(String name, String owner, Duration leaseTime, String description, Hold hold) {
+                return server.tryAcquire(name, owner, leaseTime, description, hold);
+            }
+
+            @Override
+            public int permitsHeld(String key) {
+                return server.permitsHeld(key);
+            }
+
+            @Override
+            public MemoryServer.Answer grantPermit(String key, String owner, Duration leaseTime, String description, Hold hold) {
+                return server.grantPermit(key, owner, leaseTime, description, hold);
             }
 
             @Override

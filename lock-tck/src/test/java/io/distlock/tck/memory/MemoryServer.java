@@ -1,7 +1,9 @@
 package io.distlock.tck.memory;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.PermitCountMismatchException;
 import io.distlock.spi.DriverContext;
+import io.distlock.spi.Hold;
 import io.distlock.spi.Watch;
 
 import java.time.Duration;
@@ -60,6 +62,8 @@ final class MemoryServer {
     private static final class Entry {
         final String owner;
         final long leaseNanos;
+        /** What it holds: the lock, a read or write hold, or a permit (each kind on a key of its own). */
+        final Hold hold;
         /** What its client shows of itself to an inspector ({@code DriverContext.owner()}). */
         final String description;
         boolean granted;
@@ -69,10 +73,11 @@ final class MemoryServer {
         /** When it was granted, by the server's wall clock. */
         long grantedAtMillis;
 
-        Entry(String owner, long leaseNanos, String description) {
+        Entry(String owner, long leaseNanos, String description, Hold hold) {
             this.owner = owner;
             this.leaseNanos = leaseNanos;
             this.description = description;
+            this.hold = hold;
         }
     }
 
@@ -180,7 +185,14 @@ final class MemoryServer {
         return SERVERS.computeIfAbsent(scheme + "://" + serverName, k -> new MemoryServer(bug));
     }
 
-    Answer tryAcquire(String name, String owner, Duration leaseTime, String description) {
+    /**
+     * One attempt of {@code owner} on the queue {@code name} (a lock's name, or the key of a
+     * read-write lock or a semaphore, {@link MemoryDriver#key}). A request keeps its place in line
+     * between attempts; what is granted is decided by {@link #settle}.
+     *
+     * @throws PermitCountMismatchException if a permit asks for another count than the queue's entries
+     */
+    Answer tryAcquire(String name, String owner, Duration leaseTime, String description, Hold hold) {
         Answer answer;
         boolean changed;
         synchronized (this) {
@@ -202,8 +214,19 @@ final class MemoryServer {
                 }
                 return new Answer(false, 0, head == null ? Duration.ZERO : Duration.ofNanos(Math.max(0, head.expiresAt - now)));
             }
+            if (entry == null && hold.kind() == Hold.Kind.PERMIT) {
+                for (Entry other : queue) {
+                    if (other.hold.permits() != hold.permits()) {
+                        if (queue.isEmpty()) {
+                            queues.remove(name);
+                        }
+                        throw new PermitCountMismatchException(MemoryDriver.nameOf(name), other.hold.permits(),
+                                hold.permits());
+                    }
+                }
+            }
             if (entry == null) {
-                entry = new Entry(owner, leaseTime.toNanos(), description);
+                entry = new Entry(owner, leaseTime.toNanos(), description, hold);
                 queue.addLast(entry);
                 changed |= settle(name, now);
             }
@@ -218,8 +241,7 @@ final class MemoryServer {
                 }
                 answer = new Answer(true, entry.fence, Duration.ZERO);
             } else {
-                Entry head = queue.peekFirst();
-                answer = new Answer(false, 0, Duration.ofNanos(Math.max(0, head.expiresAt - now)));
+                answer = new Answer(false, 0, Duration.ofNanos(Math.max(0, firstExpiry(queue) - now)));
             }
         }
         if (changed) {
@@ -231,6 +253,34 @@ final class MemoryServer {
             awaitUninterruptibly(gate); // a reply on the wire does not care about the caller's interrupt
         }
         return answer;
+    }
+
+    /**
+     * {@link Bug#NON_ATOMIC_PERMITS}' first round trip: how many permits of {@code key} are held now.
+     */
+    synchronized int permitsHeld(String key) {
+        settle(key, System.nanoTime());
+        Deque<Entry> queue = queues.get(key);
+        return queue == null ? 0 : (int) queue.stream().filter(entry -> entry.granted).count();
+    }
+
+    /**
+     * {@link Bug#NON_ATOMIC_PERMITS}' second round trip: a permit written without looking again at
+     * what is held (the count was read in the first).
+     */
+    Answer grantPermit(String key, String owner, Duration leaseTime, String description, Hold hold) {
+        synchronized (this) {
+            long now = System.nanoTime();
+            Entry entry = new Entry(owner, leaseTime.toNanos(), description, hold);
+            entry.granted = true;
+            entry.claimed = true;
+            entry.fence = nextFence(key);
+            entry.grantedAtMillis = System.currentTimeMillis();
+            entry.expiresAt = now + honoured(entry.leaseNanos);
+            queues.computeIfAbsent(key, k -> new ArrayDeque<>()).addFirst(entry);
+            scheduleExpiry(key, entry.expiresAt);
+            return new Answer(true, entry.fence, Duration.ZERO);
+        }
     }
 
     /**
@@ -398,7 +448,7 @@ final class MemoryServer {
             if (held.size() >= limit) {
                 break;
             }
-            if (name.startsWith(prefix)) {
+            if (name.startsWith(prefix) && MemoryDriver.isLock(name)) {
                 Holder holder = inspect(name);
                 if (holder != null) {
                     held.add(holder);
@@ -452,15 +502,18 @@ final class MemoryServer {
         synchronized (this) {
             long now = System.nanoTime();
             settle(name, now);
-            Entry head = head(name);
-            if (head == null || !head.granted || (!head.owner.equals(owner) && bug != Bug.BLIND_EXTEND)) {
+            Entry held = heldBy(name, owner);
+            if (held == null && bug == Bug.BLIND_EXTEND) {
+                held = grantedHead(name); // the defect: whoever holds the lock is prolonged
+            }
+            if (held == null) {
                 return false;
             }
             long expiresAt = now + honoured(leaseTime.toNanos());
             // Monotone, as the SPI asks: an extension never moves the expiry earlier (the defect does).
-            if (bug == Bug.REORDERED_EXTENDS || expiresAt - head.expiresAt > 0) {
-                head.expiresAt = expiresAt;
-                scheduleExpiry(name, head.expiresAt);
+            if (bug == Bug.REORDERED_EXTENDS || expiresAt - held.expiresAt > 0) {
+                held.expiresAt = expiresAt;
+                scheduleExpiry(name, held.expiresAt);
             }
             return true;
         }
@@ -471,10 +524,13 @@ final class MemoryServer {
         synchronized (this) {
             long now = System.nanoTime();
             settle(name, now);
-            Entry head = head(name);
-            released = head != null && head.granted && (head.owner.equals(owner) || bug == Bug.BLIND_DELETE);
+            Entry held = heldBy(name, owner);
+            if (held == null && bug == Bug.BLIND_DELETE) {
+                held = grantedHead(name); // the defect: whoever holds the lock is deleted
+            }
+            released = held != null;
             if (released) {
-                queues.get(name).pollFirst();
+                queues.get(name).remove(held);
                 settle(name, now);
             }
         }
@@ -485,8 +541,26 @@ final class MemoryServer {
     /** @return true if {@code owner} holds {@code name} now */
     synchronized boolean holds(String name, String owner) {
         settle(name, System.nanoTime());
+        return heldBy(name, owner) != null;
+    }
+
+    /** @return {@code owner}'s granted entry of queue {@code name} (a lock's head, or any reader or permit), or null. Guarded by this. */
+    private Entry heldBy(String name, String owner) {
+        Deque<Entry> queue = queues.get(name);
+        if (queue != null) {
+            for (Entry entry : queue) {
+                if (entry.granted && entry.owner.equals(owner)) {
+                    return entry;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return the head of queue {@code name} if it is granted, else null. Guarded by this. */
+    private Entry grantedHead(String name) {
         Entry head = head(name);
-        return head != null && head.granted && head.owner.equals(owner);
+        return head != null && head.granted ? head : null;
     }
 
     /**
@@ -579,7 +653,7 @@ final class MemoryServer {
         table.forEach((name, queue) -> {
             Deque<Entry> entries = new ArrayDeque<>();
             for (Entry entry : queue) {
-                Entry e = new Entry(entry.owner, entry.leaseNanos, entry.description);
+                Entry e = new Entry(entry.owner, entry.leaseNanos, entry.description, entry.hold);
                 e.grantedAtMillis = entry.grantedAtMillis;
                 e.granted = entry.granted;
                 e.claimed = entry.claimed;
@@ -629,41 +703,91 @@ final class MemoryServer {
     }
 
     /**
-     * Drops expired holders and grants the next request in line. Guarded by this.
+     * Drops expired holders and grants, in line order, every request that may hold beside those
+     * ahead of it: a lock or a writer only at the head, a reader while no writer is ahead of it
+     * (granted or waiting: write preference), a permit among the first {@code permits}. Nobody jumps
+     * a request that must wait. Guarded by this.
      *
      * @return true if anything changed
      */
     private boolean settle(String name, long now) {
         Deque<Entry> queue = queues.get(name);
+        if (queue == null) {
+            return false;
+        }
         boolean changed = false;
-        while (queue != null) {
-            Entry head = queue.peekFirst();
-            if (head == null) {
-                queues.remove(name);
-                perNameCounters.remove(name);
-                return changed;
-            }
-            if (head.granted) {
-                if (bug != Bug.NO_EXPIRY && now - head.expiresAt >= 0) {
-                    queue.pollFirst();
-                    changed = true;
-                    continue;
+        if (bug != Bug.NO_EXPIRY) {
+            changed = queue.removeIf(entry -> entry.granted && now - entry.expiresAt >= 0
+                    && !(bug == Bug.DEAD_PERMIT_KEPT && entry.hold.kind() == Hold.Kind.PERMIT));
+        }
+        if (queue.isEmpty()) {
+            queues.remove(name);
+            perNameCounters.remove(name);
+            return changed;
+        }
+        if (bug == Bug.LIFO_WAITERS && !queue.peekFirst().granted && queue.size() > 1) {
+            // The defect: the newest waiter jumps the queue.
+            queue.addFirst(queue.pollLast());
+        }
+        int position = 0;
+        boolean writerAhead = false;
+        boolean writerHolds = false;
+        long holding = queue.stream().filter(entry -> entry.granted).count();
+        for (Entry entry : queue) {
+            boolean alone = holding == (entry.granted ? 1 : 0);
+            if (!admissible(entry, position, alone, writerAhead, writerHolds)) {
+                if (bug == Bug.WRITER_STARVATION && entry.hold.kind() == Hold.Kind.WRITE) {
+                    position++;
+                    continue; // the defect: a waiting writer holds back no reader
                 }
-                return changed;
+                break;
             }
-            if (bug == Bug.LIFO_WAITERS && queue.size() > 1) {
-                // The defect: the newest waiter jumps the queue.
-                queue.addFirst(queue.pollLast());
-                head = queue.peekFirst();
+            if (!entry.granted) {
+                holding++;
+                entry.granted = true;
+                entry.fence = nextFence(name);
+                entry.grantedAtMillis = System.currentTimeMillis();
+                entry.expiresAt = now + honoured(entry.leaseNanos);
+                scheduleExpiry(name, entry.expiresAt);
+                changed = true;
             }
-            head.granted = true;
-            head.fence = nextFence(name);
-            head.grantedAtMillis = System.currentTimeMillis();
-            head.expiresAt = now + honoured(head.leaseNanos);
-            scheduleExpiry(name, head.expiresAt);
-            return true;
+            Hold.Kind kind = entry.hold.kind();
+            if (kind == Hold.Kind.EXCLUSIVE) {
+                break;
+            }
+            writerAhead |= kind == Hold.Kind.WRITE;
+            writerHolds |= kind == Hold.Kind.WRITE;
+            position++;
         }
         return changed;
+    }
+
+    /**
+     * @param alone whether no other entry of the queue holds (a writer granted at the head with readers
+     *              behind it holding is what only {@link Bug#WRITER_STARVATION}'s queue can have)
+     */
+    private boolean admissible(Entry entry, int position, boolean alone, boolean writerAhead, boolean writerHolds) {
+        switch (entry.hold.kind()) {
+            case READ:
+                // READER_BESIDE_WRITER's defect: a reader is let in beside a writer that holds.
+                return !writerAhead || (bug == Bug.READER_BESIDE_WRITER && writerHolds);
+            case PERMIT:
+                return position < entry.hold.permits();
+            default:
+                return position == 0 && alone;
+        }
+    }
+
+    /** When the first of the queue's grants ends: a busy answer's hint. */
+    private static long firstExpiry(Deque<Entry> queue) {
+        long first = Long.MAX_VALUE;
+        long now = System.nanoTime();
+        for (Entry entry : queue) {
+            if (entry.granted) {
+                first = Math.min(first, entry.expiresAt - now);
+            }
+        }
+        return first == Long.MAX_VALUE ? now : now + first;
     }
 
     private long nextFence(String name) {
