@@ -186,6 +186,8 @@ class RedisReadWriteLockTest {
             Future<Optional<Lease>> writer = threads.submit(
                     () -> b.readWriteLock("withdrawn").writeLock().tryAcquire(LEASE, Duration.ofMillis(1500)));
             await().atMost(PATIENCE).until(() -> (Long) redis.call("ZCARD", ReadWriteScripts.waitingKey("withdrawn")) == 1L);
+            assertThat(pttl(ReadWriteScripts.waitingKey("withdrawn"))).as("the entry lives the writer's lease time")
+                    .isBetween(20_000L, 30_000L);
             Future<Optional<Lease>> reader = threads.submit(
                     () -> c.readWriteLock("withdrawn").readLock().tryAcquire(LEASE, PATIENCE));
             assertThat(writer.get(PATIENCE.toSeconds(), TimeUnit.SECONDS)).as("the writer gave up").isEmpty();

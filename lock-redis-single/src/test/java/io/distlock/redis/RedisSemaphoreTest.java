@@ -224,6 +224,23 @@ class RedisSemaphoreTest {
     }
 
     @Test
+    void closingAClientReleasesEveryKindOfHoldInOneBatch() {
+        LockClient a = Locks.connect(redis.uri());
+        try (LockClient b = Locks.connect(redis.uri())) {
+            a.lock("closed-lock").tryAcquire(LEASE).orElseThrow();
+            a.readWriteLock("closed-read").readLock().tryAcquire(LEASE).orElseThrow();
+            a.readWriteLock("closed-write").writeLock().tryAcquire(LEASE).orElseThrow();
+            a.semaphore("closed-permits", 2).tryAcquire(LEASE).orElseThrow();
+            a.semaphore("closed-permits", 2).tryAcquire(LEASE).orElseThrow().autoRenew();
+            a.close();
+            b.lock("closed-lock").tryAcquire(LEASE).orElseThrow().release();
+            b.readWriteLock("closed-read").writeLock().tryAcquire(LEASE).orElseThrow().release();
+            b.readWriteLock("closed-write").readLock().tryAcquire(LEASE).orElseThrow().release();
+            assertThat(keys("closed-permits")).containsExactly(SemaphoreScripts.fenceKey("closed-permits"));
+        }
+    }
+
+    @Test
     void aNamesThreePrimitivesAreIndependentAndHoldersListsOnlyLocks() {
         // Names a lock could have that look like the other primitives' keys or channels.
         List<String> names = List.of("x", "rw", "semaphore", "rw:{x}", "semaphore:{x}:holders", "}:writer", "released:rw-readers:{x");
