@@ -46,6 +46,18 @@ final class ScriptedDriver implements LockDriver {
             EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.INSPECTION,
                     Feature.REVOCATION));
 
+    /** The same, with read-write locks and semaphores. */
+    static final BackendDescriptor SHARED_HOLDS_DESCRIPTOR = new BackendDescriptor("scripted", Guarantee.EFFICIENCY,
+            EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION,
+                    Feature.READ_WRITE, Feature.SEMAPHORE));
+
+    /** What the backend declares: {@link #DESCRIPTOR} unless set (before connecting). */
+    volatile BackendDescriptor declared;
+    /** Every request's hold, in the order the driver was asked ({@link #tryAcquire}). */
+    final List<io.distlock.spi.Hold> holds = new CopyOnWriteArrayList<>();
+    /** Every watch asked for, as the request's name and hold. */
+    final List<String> watches = new CopyOnWriteArrayList<>();
+
     /** The engine's view of the server: holder token and expiry (test clock) per name. */
     record Held(String owner, long expiresAt) { }
 
@@ -89,7 +101,7 @@ final class ScriptedDriver implements LockDriver {
         return new LockBackend() {
             @Override
             public BackendDescriptor descriptor() {
-                return operator ? OPERATOR_DESCRIPTOR : DESCRIPTOR;
+                return declared != null ? declared : operator ? OPERATOR_DESCRIPTOR : DESCRIPTOR;
             }
 
             @Override
@@ -123,6 +135,7 @@ final class ScriptedDriver implements LockDriver {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
+        holds.add(request.hold());
         owners.put(request.name(), request.ownerToken());
         reachable("tryAcquire " + request.name());
         Function<LockRequest, Attempt> scripted = attempts;
@@ -269,5 +282,11 @@ final class ScriptedDriver implements LockDriver {
     @Override
     public void close() {
         calls.add("close");
+    }
+
+    @Override
+    public io.distlock.spi.Watch watch(LockRequest request, Runnable onChange) {
+        watches.add(request.name() + " " + request.hold().kind());
+        return io.distlock.spi.Watch.NONE;
     }
 }

@@ -141,7 +141,7 @@ public abstract class LockVerification implements SafetyRules, LeaseUseRules, Li
 
     /**
      * The hook that opens clients a rule can cut off from the backend on links of their own (rules
-     * 4.9–4.12, 4.14, 4.16–4.18, 4.20–4.22 and 7.2). Every verification that starts its own servers can supply it: see
+     * 4.9–4.12, 4.14, 4.16–4.18, 4.20–4.22, 7.2 and 9.5). Every verification that starts its own servers can supply it: see
      * {@code FaultProxy.partitionedClient} of lock-tck-fixtures.
      *
      * @return the hook; empty fails those rules (every backend can be cut off)

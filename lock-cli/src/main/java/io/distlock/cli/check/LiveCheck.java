@@ -51,8 +51,15 @@ public class LiveCheck extends LockVerification {
         return audit().prefix();
     }
 
+    /**
+     * Keeps the contention runs of locks for the report's timelines. Group 9's runs (permits, readers beside
+     * readers) are left out: a timeline marks every two leases valid at once as a double grant, which they
+     * are not there; their rules judge them, and their verdicts are in the report's table.
+     */
     @Override
     protected void recorded(String rule, History history) {
-        audit().recorded(rule, history);
+        if (!rule.startsWith("9.")) {
+            audit().recorded(rule, history);
+        }
     }
 }
