@@ -129,7 +129,11 @@ final class Targets {
             return;
         }
         double ratio = median(report.ratios(row, peerRow, false));
-        lines.add(line(ratio <= target, what + " p50 " + f(ratio) + "× " + peerName + " (target ≤ " + target + "×)"));
+        String shown = f(ratio);
+        if (Double.parseDouble(shown) <= target != ratio <= target) {
+            shown = String.format(Locale.ROOT, "%.3f", ratio); // not "MISSED: 0.90× (target ≤ 0.9×)"
+        }
+        lines.add(line(ratio <= target, what + " p50 " + shown + "× " + peerName + " (target ≤ " + target + "×)"));
         if (!report.row(lockRow).isEmpty()) {
             lines.add("  context: p50 × distlock's lock (tryAcquire+release) on the same server: this row "
                     + f(median(report.ratios(row, lockRow, false))) + "×, the peer " + f(median(report.ratios(peerRow, lockRow, false))) + "×");
