@@ -17,7 +17,8 @@ import java.util.concurrent.locks.ReadWriteLock;
  * <p><b>Write preference.</b> A writer that waits is not starved by readers that keep arriving:
  * once a writer waits, a reader that was not already holding waits behind it. The readers holding
  * then finish (or run out), the writer gets the lock, and the readers that queued behind it follow
- * its release. A dead waiting writer holds readers back at most for its lease time.
+ * its release. A waiting writer that dies holds readers back for a bounded time: about its lease time
+ * (on Redis, at least 2 s), or until its session ends on a session store (ZooKeeper, etcd).
  *
  * <p><b>No upgrade, no downgrade.</b> A hold is not re-entrant and does not change side: a client
  * holding a read lease that asks for the write side waits for its own reader like any other (and

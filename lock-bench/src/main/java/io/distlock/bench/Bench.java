@@ -128,6 +128,7 @@ public final class Bench {
             List<Scenario> scenarios = new ArrayList<>();
             try {
                 Scenarios.redisSingle(redis, scenarios);
+                Scenarios.redisHolds(redis, scenarios, log::println);
                 if (!peers.redlock(scenarios)) {
                     log.println("redlock:// is not installed: no Redlock row (add lock-redlock to lock-bench's dependencies)");
                 }
@@ -137,10 +138,10 @@ public final class Bench {
                 if (!peers.tair(scenarios)) {
                     log.println("tair:// is not installed: no Tair rows (add lock-tair to lock-bench's dependencies)");
                 }
-                if (!peers.zookeeper(scenarios)) {
+                if (!peers.zookeeper(scenarios, log::println)) {
                     log.println("zookeeper:// is not installed: no ZooKeeper rows (add lock-zookeeper to lock-bench's dependencies)");
                 }
-                if (!peers.etcd(scenarios)) {
+                if (!peers.etcd(scenarios, log::println)) {
                     log.println("etcd:// is not installed: no etcd rows (add lock-etcd to lock-bench's dependencies)");
                 } else {
                     environment += "; " + peers.etcdEnvironment();

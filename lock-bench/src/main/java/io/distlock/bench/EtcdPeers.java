@@ -5,6 +5,7 @@ import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.bench.DistlockHoldUncontended.Hold;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockBackend;
@@ -36,6 +37,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -57,6 +59,9 @@ import java.util.regex.Pattern;
  *       share from the driver's;</li>
  *   <li>{@link #DIRECTORY_RANGE}: the read inside distlock's acquire on its own (see
  *       {@link DirectoryRange}).</li>
+ *   <li>{@link #SEMAPHORE} and {@link #READ_LOCK}: distlock's semaphore and read lock through the
+ *       public API ({@link DistlockHoldUncontended}), where the backend declares them; reported
+ *       only, jetcd having neither.</li>
  * </ul>
  * and contended (4 clients on one lock): distlock and jetcd's {@code Lock}. Each row notes what the
  * server did per operation ({@link EtcdMetered}) and, uncontended, each step's median
@@ -75,6 +80,8 @@ final class EtcdPeers implements AutoCloseable {
     static final String JETCD = "jetcd 0.8 Lock lock+unlock (one kept-alive lease)";
     static final String CONTENDED_DISTLOCK = "contended, 4 clients: distlock etcd";
     static final String CONTENDED_JETCD = "contended, 4 clients: jetcd 0.8 Lock";
+    static final String SEMAPHORE = "distlock etcd semaphore (" + DistlockHoldUncontended.PERMITS + " permits) tryAcquire+release";
+    static final String READ_LOCK = "distlock etcd read lock tryAcquire+release";
 
     private static final Duration LEASE = Duration.ofSeconds(10);
     private static final String PREFIX = "/distlock-bench";
@@ -133,13 +140,22 @@ final class EtcdPeers implements AutoCloseable {
         return "etcd " + version + " (one member in its own process, WAL fsync on) on 127.0.0.1";
     }
 
-    /** Adds every etcd row, uncontended then contended, each metered on the member. */
-    void rows(List<Scenario> into) throws Exception {
+    /**
+     * Adds every etcd row, uncontended then contended, each metered on the member; the semaphore and
+     * read-lock rows (no peer: jetcd has neither) where the backend declares them.
+     *
+     * @param absent told of the semaphore and read-lock rows left out, and why
+     */
+    void rows(List<Scenario> into, Consumer<String> absent) throws Exception {
         into.add(metered(new Floor(endpoint)));
         into.add(metered(new DriverOnly(uri())));
         into.add(metered(new Distlock(uri())));
         into.add(metered(new DirectoryRange(endpoint, PREFIX, Distlock.LOCK_NAME)));
         into.add(metered(new JetcdLock(endpoint)));
+        DistlockHoldUncontended.connect(Hold.PERMIT, SEMAPHORE, uri(), "etcd-semaphore-uncontended", absent)
+                .ifPresent(row -> into.add(metered(row)));
+        DistlockHoldUncontended.connect(Hold.READ, READ_LOCK, uri(), "etcd-rw-uncontended", absent)
+                .ifPresent(row -> into.add(metered(row)));
         List<Contended.Contender> distlock = new ArrayList<>();
         List<Contended.Contender> jetcd = new ArrayList<>();
         for (int i = 0; i < 4; i++) {

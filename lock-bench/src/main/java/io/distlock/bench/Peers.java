@@ -1,21 +1,27 @@
 package io.distlock.bench;
 
 import io.distlock.BackendDescriptor;
+import io.distlock.Feature;
 import io.distlock.Locks;
+import io.distlock.bench.DistlockHoldUncontended.Hold;
 import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.RedisServer;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.StringJoiner;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
  * Rows of the backends that arrive as plugin modules, each beside its peer on servers of its own.
  * A backend is measured only if its scheme is installed (found by {@link Locks#backends()} on the
  * bench's classpath); lock-bench compiles without it, so a module still in progress never breaks
- * the bench, and adding a backend's row is a runtime dependency plus a method here.
+ * the bench, and adding a backend's row is a runtime dependency plus a method here. Likewise a
+ * semaphore or read-lock row exists only where its backend declares the feature
+ * ({@link DistlockHoldUncontended#connect}).
  */
 final class Peers implements AutoCloseable {
 
@@ -37,6 +43,13 @@ final class Peers implements AutoCloseable {
 
     static boolean installed(String scheme) {
         return Locks.backends().stream().map(BackendDescriptor::scheme).anyMatch(scheme::equals);
+    }
+
+    /**
+     * @return whether the installed backend of {@code scheme} declares {@code feature} (false if none is installed)
+     */
+    static boolean declares(String scheme, Feature feature) {
+        return Locks.backends().stream().anyMatch(d -> d.scheme().equals(scheme) && d.has(feature));
     }
 
     /**
@@ -121,18 +134,35 @@ final class Peers implements AutoCloseable {
     /**
      * distlock's ZooKeeper backend and Curator's {@code InterProcessMutex}, twice: on one ZooKeeper
      * server in the bench's JVM, and on one in a JVM of its own (the issue's target: distlock at
-     * most 0.9× Curator on both).
+     * most 0.9× Curator on both). On each, where the backend declares them, distlock's semaphore
+     * and read lock beside Curator's {@code InterProcessSemaphoreV2} and
+     * {@code InterProcessReadWriteLock} (the same target).
      *
+     * @param absent told of the semaphore and read-lock rows left out, and why
      * @return false if {@code zookeeper://} is not installed
      */
-    boolean zookeeper(List<Scenario> into) throws Exception {
+    boolean zookeeper(List<Scenario> into, Consumer<String> absent) throws Exception {
         if (!installed("zookeeper")) {
             return false;
         }
         for (ZooKeeperPeers zk : List.of(ZooKeeperPeers.inProcess(), ZooKeeperPeers.ownProcess())) {
             servers.add(zk);
-            into.add(new DistlockUncontended(zk.distlockRow(), zk.uri(), "zk-uncontended", true));
+            into.add(new DistlockUncontended(zk.row(ZooKeeperPeers.DISTLOCK), zk.uri(), "zk-uncontended", true));
             into.add(zk.curatorMutex());
+            Optional<DistlockHoldUncontended> semaphore = DistlockHoldUncontended.connect(Hold.PERMIT,
+                    zk.row(ZooKeeperPeers.DISTLOCK_SEMAPHORE), zk.uri(), "zk-semaphore-uncontended", absent,
+                    zk.row(ZooKeeperPeers.CURATOR_SEMAPHORE));
+            if (semaphore.isPresent()) {
+                into.add(semaphore.get());
+                into.add(zk.curatorSemaphore());
+            }
+            Optional<DistlockHoldUncontended> read = DistlockHoldUncontended.connect(Hold.READ,
+                    zk.row(ZooKeeperPeers.DISTLOCK_READ), zk.uri(), "zk-rw-uncontended", absent,
+                    zk.row(ZooKeeperPeers.CURATOR_READ));
+            if (read.isPresent()) {
+                into.add(read.get());
+                into.add(zk.curatorReadLock());
+            }
         }
         return true;
     }
@@ -140,17 +170,19 @@ final class Peers implements AutoCloseable {
     /**
      * distlock's etcd backend beside jetcd's {@code Lock} client and the raw floor, uncontended and
      * with 4 clients, on one etcd member in its own process ({@link EtcdPeers}; the issue's target:
-     * distlock's p50 at most 0.8× jetcd's).
+     * distlock's p50 at most 0.8× jetcd's); and distlock's semaphore and read lock where the
+     * backend declares them (reported: jetcd has neither).
      *
+     * @param absent told of the semaphore and read-lock rows left out, and why
      * @return false if {@code etcd://} is not installed
      */
-    boolean etcd(List<Scenario> into) throws Exception {
+    boolean etcd(List<Scenario> into, Consumer<String> absent) throws Exception {
         if (!installed("etcd")) {
             return false;
         }
         etcd = EtcdPeers.start();
         servers.add(etcd);
-        etcd.rows(into);
+        etcd.rows(into, absent);
         return true;
     }
 

@@ -1,17 +1,21 @@
 package io.distlock.bench;
 
 import io.distlock.LockOptions;
+import io.distlock.bench.DistlockHoldUncontended.Hold;
 import io.distlock.micrometer.MicrometerLockListener;
 import io.distlock.tck.fixtures.RedisServer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * The rows on the main {@code redis-server}: the floor, the diagnostic layers, single Redis and
- * its peer Redisson, uncontended and contended. Backends that arrive as plugin modules have their
- * rows, servers and peers in {@link Peers}.
+ * its peer Redisson, uncontended and contended, and the semaphore and read-lock rows beside
+ * Redisson's. Backends that arrive as plugin modules have their rows, servers and peers in
+ * {@link Peers}.
  */
 final class Scenarios {
 
@@ -22,6 +26,12 @@ final class Scenarios {
     static final String CONTENDED_DISTLOCK = "contended, 4 clients: distlock single Redis";
     static final String CONTENDED_REDISSON = "contended, 4 clients: Redisson 4 RLock";
     static final String CONTENDED_RAW = "floor: contended, 4 clients: raw SET NX PX + PUBLISH on release, subscriber wakes waiter";
+    static final String DISTLOCK_SEMAPHORE = "distlock single Redis semaphore (" + DistlockHoldUncontended.PERMITS
+            + " permits) tryAcquire+release";
+    static final String REDISSON_SEMAPHORE = "Redisson 4 RPermitExpirableSemaphore (" + DistlockHoldUncontended.PERMITS
+            + " permits) acquire+release";
+    static final String DISTLOCK_READ = "distlock single Redis read lock tryAcquire+release";
+    static final String REDISSON_READ = "Redisson 4 RReadWriteLock read lock lock+unlock";
 
     private Scenarios() {
     }
@@ -53,5 +63,26 @@ final class Scenarios {
         into.add(new Contended(CONTENDED_REDISSON, List.of(
                 Contenders.redisson(host, port, "redisson-contended"), Contenders.redisson(host, port, "redisson-contended"),
                 Contenders.redisson(host, port, "redisson-contended"), Contenders.redisson(host, port, "redisson-contended"))));
+    }
+
+    /**
+     * Single Redis's semaphore and read lock, uncontended, each beside its Redisson peer on the same
+     * server — when {@code redis://} declares {@link io.distlock.Feature#SEMAPHORE} and
+     * {@link io.distlock.Feature#READ_WRITE}; {@code absent} is told of the rows left out.
+     */
+    static void redisHolds(RedisServer redis, List<Scenario> into, Consumer<String> absent) {
+        Optional<DistlockHoldUncontended> semaphore = DistlockHoldUncontended.connect(Hold.PERMIT, DISTLOCK_SEMAPHORE,
+                redis.uri(), "semaphore-uncontended", absent, REDISSON_SEMAPHORE);
+        if (semaphore.isPresent()) {
+            into.add(semaphore.get());
+            into.add(RedissonHoldUncontended.permitExpirableSemaphore(REDISSON_SEMAPHORE, redis.host(), redis.port(),
+                    "redisson-semaphore-uncontended", DistlockHoldUncontended.PERMITS));
+        }
+        Optional<DistlockHoldUncontended> read = DistlockHoldUncontended.connect(Hold.READ, DISTLOCK_READ,
+                redis.uri(), "rw-uncontended", absent, REDISSON_READ);
+        if (read.isPresent()) {
+            into.add(read.get());
+            into.add(RedissonHoldUncontended.readLock(REDISSON_READ, redis.host(), redis.port(), "redisson-rw-uncontended"));
+        }
     }
 }

@@ -69,6 +69,26 @@ final class Targets {
                         + (where.isEmpty() ? " (server in the bench's JVM)" : where) + " (target ≤ 0.9×)"));
             }
         }
+        peer(lines, report, Scenarios.DISTLOCK_SEMAPHORE, Scenarios.REDISSON_SEMAPHORE, 0.8, "single Redis semaphore",
+                "Redisson RPermitExpirableSemaphore", Scenarios.DISTLOCK_NO_FENCE);
+        peer(lines, report, Scenarios.DISTLOCK_READ, Scenarios.REDISSON_READ, 0.8, "single Redis read lock",
+                "Redisson RReadWriteLock read lock", Scenarios.DISTLOCK_NO_FENCE);
+        for (String where : List.of("", ZooKeeperPeers.OWN_PROCESS)) {
+            String server = where.isEmpty() ? " (server in the bench's JVM)" : where;
+            peer(lines, report, ZooKeeperPeers.DISTLOCK_SEMAPHORE + where, ZooKeeperPeers.CURATOR_SEMAPHORE + where, 0.9,
+                    "ZooKeeper semaphore", "Curator InterProcessSemaphoreV2" + server, ZooKeeperPeers.DISTLOCK + where);
+            peer(lines, report, ZooKeeperPeers.DISTLOCK_READ + where, ZooKeeperPeers.CURATOR_READ + where, 0.9,
+                    "ZooKeeper read lock", "Curator InterProcessReadWriteLock read lock" + server, ZooKeeperPeers.DISTLOCK + where);
+        }
+        for (String row : List.of(EtcdPeers.SEMAPHORE, EtcdPeers.READ_LOCK)) {
+            if (!report.row(row).isEmpty()) {
+                double p50 = median(report.row(row).stream().mapToDouble(m -> m.p50() / 1e3).toArray());
+                lines.add("- reported: " + row + ": p50 " + String.format(Locale.ROOT, "%.1f", p50) + " µs"
+                        + (report.row(EtcdPeers.DISTLOCK).isEmpty() ? ""
+                        : ", " + f(median(report.ratios(row, EtcdPeers.DISTLOCK, false))) + "× distlock etcd's lock")
+                        + " (no target: jetcd has neither primitive)");
+            }
+        }
         if (!report.row(EtcdPeers.DISTLOCK).isEmpty() && !report.row(EtcdPeers.JETCD).isEmpty()) {
             double etcd = median(report.ratios(EtcdPeers.DISTLOCK, EtcdPeers.JETCD, false));
             lines.add(line(etcd <= 0.8, "etcd p50 " + f(etcd) + "× jetcd Lock (target ≤ 0.8×)"));
@@ -96,6 +116,28 @@ final class Targets {
                     + " leases per tick (target ≤ 1 per 1,000 leases: " + f(allowed) + ")"));
         }
         return String.join("\n", lines) + "\n";
+    }
+
+    /**
+     * A distlock row against its peer on the same server: the median of the per-run ratios of their
+     * p50s, against {@code target}; and, for context, the row against distlock's own lock there.
+     * Nothing when either row is absent (a backend without the feature, or left out by {@code --only}).
+     */
+    private static void peer(List<String> lines, Report report, String row, String peerRow, double target, String what,
+                             String peerName, String lockRow) {
+        if (report.row(row).isEmpty() || report.row(peerRow).isEmpty()) {
+            return;
+        }
+        double ratio = median(report.ratios(row, peerRow, false));
+        String shown = f(ratio);
+        if (Double.parseDouble(shown) <= target != ratio <= target) {
+            shown = String.format(Locale.ROOT, "%.3f", ratio); // not "MISSED: 0.90× (target ≤ 0.9×)"
+        }
+        lines.add(line(ratio <= target, what + " p50 " + shown + "× " + peerName + " (target ≤ " + target + "×)"));
+        if (!report.row(lockRow).isEmpty()) {
+            lines.add("  context: p50 × distlock's lock (tryAcquire+release) on the same server: this row "
+                    + f(median(report.ratios(row, lockRow, false))) + "×, the peer " + f(median(report.ratios(peerRow, lockRow, false))) + "×");
+        }
     }
 
     private static String line(boolean met, String text) {

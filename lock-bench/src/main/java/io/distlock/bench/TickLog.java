@@ -105,6 +105,11 @@ final class TickLog {
         }
 
         @Override
+        public Watch watch(LockRequest request, Runnable onChange) {
+            return driver.watch(request, onChange); // a read, write or permit waiter's own watch
+        }
+
+        @Override
         public boolean reliableNotifications() {
             return driver.reliableNotifications();
         }

@@ -24,7 +24,17 @@ abstract class TwoStepScenario extends LoopScenario {
      * @param secondStep the second step's
      */
     TwoStepScenario(String name, String firstStep, String secondStep) {
-        super(name, false);
+        this(name, false, firstStep, secondStep);
+    }
+
+    /**
+     * @param onRedis    whether the row's server is one of the bench's Redis servers (its CPU and
+     *                   command time are then counted, {@link Scenario#onRedis()})
+     * @param firstStep  the first step's name in the notes
+     * @param secondStep the second step's
+     */
+    TwoStepScenario(String name, boolean onRedis, String firstStep, String secondStep) {
+        super(name, onRedis);
         this.firstStep = firstStep;
         this.secondStep = secondStep;
     }

@@ -9,20 +9,30 @@ import java.util.concurrent.TimeUnit;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
+import org.apache.curator.framework.recipes.locks.InterProcessSemaphoreV2;
+import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 
 /**
- * One ZooKeeper server on a free loopback port shared by distlock's ZooKeeper row and its peer,
- * Curator's {@code InterProcessMutex} (acquire + release, uncontended, one client as Curator users
- * start it): either in the bench's own JVM (curator-test; these rows' client CPU then includes the
- * server's) or in a JVM of its own ({@link ZooKeeperProcess}), as users run it.
+ * One ZooKeeper server on a free loopback port shared by distlock's ZooKeeper rows and their
+ * peers, Curator's {@code InterProcessMutex}, {@code InterProcessSemaphoreV2} and
+ * {@code InterProcessReadWriteLock} (acquire + release, uncontended, each row a client of its own as
+ * Curator users start it): either in the bench's own JVM (curator-test; these rows' client CPU then
+ * includes the server's) or in a JVM of its own ({@link ZooKeeperProcess}), as users run it.
  */
 final class ZooKeeperPeers implements AutoCloseable {
 
     static final String DISTLOCK = "distlock ZooKeeper tryAcquire+release, fence read";
     static final String CURATOR = "Curator 5 InterProcessMutex acquire+release";
+    static final String DISTLOCK_SEMAPHORE = "distlock ZooKeeper semaphore (" + DistlockHoldUncontended.PERMITS
+            + " permits) tryAcquire+release";
+    static final String CURATOR_SEMAPHORE = "Curator 5 InterProcessSemaphoreV2 (" + DistlockHoldUncontended.PERMITS
+            + " leases) acquire+returnLease";
+    static final String DISTLOCK_READ = "distlock ZooKeeper read lock tryAcquire+release";
+    static final String CURATOR_READ = "Curator 5 InterProcessReadWriteLock read lock acquire+release";
     static final String OWN_PROCESS = " (server in its own JVM)";
 
     static {
@@ -54,12 +64,9 @@ final class ZooKeeperPeers implements AutoCloseable {
         return new ZooKeeperPeers(server, server.connectString(), OWN_PROCESS);
     }
 
-    String distlockRow() {
-        return DISTLOCK + suffix;
-    }
-
-    String curatorRow() {
-        return CURATOR + suffix;
+    /** @return {@code row}'s label on this server: as it is in the bench's JVM, with {@link #OWN_PROCESS} in its own */
+    String row(String row) {
+        return row + suffix;
     }
 
     String uri() {
@@ -67,14 +74,9 @@ final class ZooKeeperPeers implements AutoCloseable {
     }
 
     LoopScenario curatorMutex() throws InterruptedException {
-        CuratorFramework curator = CuratorFrameworkFactory.newClient(connectString, new RetryOneTime(100));
-        curator.start();
-        if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
-            curator.close();
-            throw new IllegalStateException("Curator did not connect to " + connectString + " in 30 s");
-        }
+        CuratorFramework curator = curator();
         InterProcessMutex mutex = new InterProcessMutex(curator, "/curator-bench/uncontended");
-        return new LoopScenario(curatorRow(), false) {
+        return new LoopScenario(row(CURATOR), false) {
             @Override
             void op() throws Exception {
                 if (!mutex.acquire(10, TimeUnit.SECONDS)) {
@@ -88,6 +90,73 @@ final class ZooKeeperPeers implements AutoCloseable {
                 curator.close();
             }
         };
+    }
+
+    /**
+     * Curator's {@code InterProcessSemaphoreV2} with {@link DistlockHoldUncontended#PERMITS} leases:
+     * {@code acquire(10 s)} (at most that long a wait; a Curator lease has no lease time, it lasts
+     * as long as the session) and {@code returnLease}.
+     */
+    TwoStepScenario curatorSemaphore() throws InterruptedException {
+        CuratorFramework curator = curator();
+        InterProcessSemaphoreV2 semaphore = new InterProcessSemaphoreV2(curator, "/curator-bench/semaphore-uncontended",
+                DistlockHoldUncontended.PERMITS);
+        return new TwoStepScenario(row(CURATOR_SEMAPHORE), "acquire", "returnLease") {
+            @Override
+            Object first() throws Exception {
+                Lease lease = semaphore.acquire(10, TimeUnit.SECONDS);
+                if (lease == null) {
+                    throw new IllegalStateException("Curator semaphore had no lease free");
+                }
+                return lease;
+            }
+
+            @Override
+            void second(Object lease) {
+                semaphore.returnLease((Lease) lease);
+            }
+
+            @Override
+            public void close() {
+                curator.close();
+            }
+        };
+    }
+
+    /** Curator's {@code InterProcessReadWriteLock.readLock()}: {@code acquire(10 s)} (at most that long a wait) and {@code release}. */
+    TwoStepScenario curatorReadLock() throws InterruptedException {
+        CuratorFramework curator = curator();
+        InterProcessMutex read = new InterProcessReadWriteLock(curator, "/curator-bench/rw-uncontended").readLock();
+        return new TwoStepScenario(row(CURATOR_READ), "acquire", "release") {
+            @Override
+            Object first() throws Exception {
+                if (!read.acquire(10, TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("Curator read lock was busy");
+                }
+                return read;
+            }
+
+            @Override
+            void second(Object held) throws Exception {
+                read.release();
+            }
+
+            @Override
+            public void close() {
+                curator.close();
+            }
+        };
+    }
+
+    /** @return a Curator client of its own on this server, connected, as Curator users start it */
+    private CuratorFramework curator() throws InterruptedException {
+        CuratorFramework curator = CuratorFrameworkFactory.newClient(connectString, new RetryOneTime(100));
+        curator.start();
+        if (!curator.blockUntilConnected(30, TimeUnit.SECONDS)) {
+            curator.close();
+            throw new IllegalStateException("Curator did not connect to " + connectString + " in 30 s");
+        }
+        return curator;
     }
 
     @Override

@@ -2,9 +2,13 @@ package io.distlock.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.distlock.Feature;
+
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
 
@@ -53,15 +57,58 @@ class BenchSmokeTest {
                     .isPositive().isLessThanOrEqualTo(3.0);
             assertThat(out(log)).contains("etcd p50").contains("etcd renewal:");
         }
+        String out = out(log);
+        holdRows(report, out, "redis", Feature.SEMAPHORE, Scenarios.DISTLOCK_SEMAPHORE, Scenarios.REDISSON_SEMAPHORE,
+                "single Redis semaphore p50 ", "× Redisson RPermitExpirableSemaphore (target ≤ 0.8×)");
+        holdRows(report, out, "redis", Feature.READ_WRITE, Scenarios.DISTLOCK_READ, Scenarios.REDISSON_READ,
+                "single Redis read lock p50 ", "× Redisson RReadWriteLock read lock (target ≤ 0.8×)");
+        if (Peers.installed("zookeeper")) {
+            for (String where : List.of("", ZooKeeperPeers.OWN_PROCESS)) {
+                String server = where.isEmpty() ? " (server in the bench's JVM)" : where;
+                holdRows(report, out, "zookeeper", Feature.SEMAPHORE, ZooKeeperPeers.DISTLOCK_SEMAPHORE + where,
+                        ZooKeeperPeers.CURATOR_SEMAPHORE + where, "ZooKeeper semaphore p50 ",
+                        "× Curator InterProcessSemaphoreV2" + server + " (target ≤ 0.9×)");
+                holdRows(report, out, "zookeeper", Feature.READ_WRITE, ZooKeeperPeers.DISTLOCK_READ + where,
+                        ZooKeeperPeers.CURATOR_READ + where, "ZooKeeper read lock p50 ",
+                        "× Curator InterProcessReadWriteLock read lock" + server + " (target ≤ 0.9×)");
+            }
+        }
+        if (Peers.installed("etcd")) {
+            holdRows(report, out, "etcd", Feature.SEMAPHORE, EtcdPeers.SEMAPHORE, null, "- reported: " + EtcdPeers.SEMAPHORE + ": p50 ",
+                    "× distlock etcd's lock (no target: jetcd has neither primitive)");
+            holdRows(report, out, "etcd", Feature.READ_WRITE, EtcdPeers.READ_LOCK, null, "- reported: " + EtcdPeers.READ_LOCK + ": p50 ",
+                    "× distlock etcd's lock (no target: jetcd has neither primitive)");
+        }
         Measurement scale = report.row(report.scaleRow()).get(0);
         assertThat(scale.extras().get("leases lost")).isZero();
         assertThat(scale.extras().get("scripts per renewal")).as("one compare-and-extend per renewal").isEqualTo(1.0);
         assertThat(scale.extras().get("round trips per tick"))
                 .isLessThanOrEqualTo(scale.extras().get("allowed per tick (1 per started 1000 leases)"));
 
-        String out = out(log);
         assertThat(out).contains("| scenario | ops/s | p50 µs |").contains("Targets (median of runs):");
         assertThat(report.row(Scenarios.CONTENDED_DISTLOCK).get(0).extras()).containsKeys("least share %", "most share %");
+    }
+
+    /**
+     * A semaphore or read-lock row and its peer's: measured, and judged in the targets, where the
+     * backend declares the feature; otherwise absent, and the log says why.
+     *
+     * @param peer        the peer's row, or null for a row without one (etcd's: reported only)
+     * @param targetStart how the row's line in the targets starts (after "met" or "MISSED"), up to its figures
+     * @param targetEnd   how it goes on after them
+     */
+    private static void holdRows(Report report, String out, String scheme, Feature feature, String row, String peer,
+                                 String targetStart, String targetEnd) {
+        List<String> rows = peer == null ? List.of(row) : List.of(row, peer);
+        if (Peers.declares(scheme, feature)) {
+            assertThat(report.rowNames()).containsAll(rows);
+            assertThat(report.row(row).get(0).extras()).containsKeys("tryAcquire p50 µs", "release p50 µs");
+            assertThat(out).as("the row's line in the targets")
+                    .containsPattern(Pattern.quote(targetStart) + "[0-9.]+( µs, [0-9.]+)?" + Pattern.quote(targetEnd));
+        } else {
+            assertThat(report.rowNames()).doesNotContainAnyElementsOf(rows);
+            assertThat(out).contains(scheme + ":// does not declare " + feature + ": left out " + String.join("; ", rows));
+        }
     }
 
     private static String out(ByteArrayOutputStream log) {

@@ -27,6 +27,14 @@ import java.util.EnumSet;
  * key just before its own, waiters are served in the order they arrived. Lock names are
  * percent-encoded into keys, never refused.
  *
+ * <p><b>Read-write locks and semaphores</b> ({@link Feature#READ_WRITE}, {@link Feature#SEMAPHORE})
+ * are lines of the same kind, in directories of their own: a reader is let in while no writer's key
+ * is ahead of its own, a writer when its key is first, a permit while fewer than the count's keys
+ * are ahead of its own; a waiting writer's key is ahead of every later reader's (write preference).
+ * The permit count is part of each permit key: a request with another count than a live key
+ * ahead of it is refused ({@link io.distlock.PermitCountMismatchException}). Tokens are create
+ * revisions, one sequence for readers and writers.
+ *
  * <p><b>Guarantee: {@link Guarantee#CORRECTNESS}</b> with {@link Feature#FENCING_TOKENS}: the fencing
  * token is the lock key's create revision, the cluster-wide revision of the write that created it,
  * which only grows (Raft-replicated, it survives a leader change and a member restart).
@@ -55,7 +63,8 @@ public final class EtcdLockBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("etcd", Guarantee.CORRECTNESS,
             EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION,
-                    Feature.WAIT_NOTIFICATION, Feature.FIFO_WAITERS, Feature.QUORUM, Feature.INSPECTION, Feature.REVOCATION));
+                    Feature.WAIT_NOTIFICATION, Feature.FIFO_WAITERS, Feature.QUORUM, Feature.INSPECTION, Feature.REVOCATION,
+                    Feature.READ_WRITE, Feature.SEMAPHORE));
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public EtcdLockBackend() {

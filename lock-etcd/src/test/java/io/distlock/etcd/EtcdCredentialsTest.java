@@ -168,6 +168,9 @@ class EtcdCredentialsTest {
             assertThat(etcd.keys("/distlock/locks/")).hasSize(1);
             assertThat(lease.extend(LEASE)).isTrue();
             lease.release();
+            // The one role covers read-write locks and semaphores too (their keys live under the prefix).
+            client.readWriteLock("job").writeLock().tryAcquire(LEASE).orElseThrow().release();
+            client.semaphore("job", 2).tryAcquire(LEASE).orElseThrow().release();
         }
         assertThat(etcd.keys("/distlock/")).isEmpty();
         assertThatThrownBy(() -> Locks.connect(user + "/distlock-other?sessionTtl=4").close())

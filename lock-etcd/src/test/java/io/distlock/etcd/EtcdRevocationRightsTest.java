@@ -28,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * "Inspection and revocation" tells an operator: lockers may read and write the request keys and
  * the markers and read the records; the operator may read and write the request keys and the
  * records; the inspector may read the request keys. The inspector's, a locker's and another user's
- * revokes are refused and leave the holder valid; the operator's revokes.
+ * revokes are refused and leave the holder valid; the operator's revokes. The lockers' role also
+ * covers read-write locks and semaphores (their own directories), which the inspector may not take.
  */
 class EtcdRevocationRightsTest {
 
@@ -47,6 +48,8 @@ class EtcdRevocationRightsTest {
         etcd.addUser("locker", PASSWORD);
         etcd.grant("locker", "READWRITE", PREFIX + "/locks/");
         etcd.grant("locker", "READWRITE", PREFIX + "/abandoned/");
+        etcd.grant("locker", "READWRITE", PREFIX + "/rwlocks/");
+        etcd.grant("locker", "READWRITE", PREFIX + "/semaphores/");
         etcd.grant("locker", "READ", PREFIX + "/revoked/");
         etcd.addUser("ops", PASSWORD);
         etcd.grant("ops", "READWRITE", PREFIX + "/locks/");
@@ -71,7 +74,9 @@ class EtcdRevocationRightsTest {
 
     private LockClient as(String user) {
         LockClient client = Locks.connect(URI.create(etcd.uri(PREFIX)), LockOptions.builder()
-                .credentials(Credentials.of(user, PASSWORD.toCharArray())).owner(user + "-client").build());
+                .credentials(Credentials.of(user, PASSWORD.toCharArray())).owner(user + "-client")
+                // bcrypt checks each login: room for a loaded machine
+                .connectTimeout(Duration.ofSeconds(5)).build());
         opened.add(client);
         return client;
     }
@@ -108,5 +113,23 @@ class EtcdRevocationRightsTest {
         assertThat(lease.isValid()).isFalse();
         assertThat(holder.lock("job").tryAcquire(LEASE).orElseThrow().fencingToken().orElseThrow())
                 .isGreaterThan(lease.fencingToken().orElseThrow());
+    }
+
+    @Test
+    void theLockersRoleCoversReadWriteLocksAndSemaphores() throws Exception {
+        LockClient locker = as("locker");
+        LockClient other = as("locker");
+        Lease read = locker.readWriteLock("job").readLock().tryAcquire(LEASE).orElseThrow();
+        assertThat(other.readWriteLock("job").writeLock().tryAcquire(LEASE)).isEmpty();
+        Lease permit = locker.semaphore("job", 1).tryAcquire(LEASE).orElseThrow();
+        assertThat(other.semaphore("job", 1).tryAcquire(LEASE)).isEmpty();
+        assertThatThrownBy(() -> other.semaphore("job", 2).tryAcquire(LEASE)).isInstanceOf(io.distlock.PermitCountMismatchException.class);
+        read.release();
+        permit.release();
+        assertThat(other.readWriteLock("job").writeLock().tryAcquire(LEASE)).isPresent();
+
+        LockClient inspector = as("inspector");
+        assertThatThrownBy(() -> inspector.readWriteLock("job").readLock().tryAcquire(LEASE)).isInstanceOf(AccessDeniedException.class);
+        assertThatThrownBy(() -> inspector.semaphore("job", 1).tryAcquire(LEASE)).isInstanceOf(AccessDeniedException.class);
     }
 }

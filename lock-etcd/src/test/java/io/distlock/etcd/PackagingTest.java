@@ -10,7 +10,9 @@ import static io.distlock.Feature.INSPECTION;
 import static io.distlock.Feature.LEASE_EXTENSION;
 import static io.distlock.Feature.LOSS_NOTIFICATION;
 import static io.distlock.Feature.QUORUM;
+import static io.distlock.Feature.READ_WRITE;
 import static io.distlock.Feature.REVOCATION;
+import static io.distlock.Feature.SEMAPHORE;
 import static io.distlock.Feature.WAIT_NOTIFICATION;
 import static io.distlock.Guarantee.CORRECTNESS;
 
@@ -25,7 +27,7 @@ class PackagingTest extends BackendPackagingCheck {
     PackagingTest() {
         super(BackendPackaging.backend("io.distlock.etcd", EtcdLockBackend.class)
                 .scheme("etcd", CORRECTNESS, FENCING_TOKENS, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION,
-                        WAIT_NOTIFICATION, FIFO_WAITERS, QUORUM, INSPECTION, REVOCATION)
+                        WAIT_NOTIFICATION, FIFO_WAITERS, QUORUM, INSPECTION, REVOCATION, READ_WRITE, SEMAPHORE)
                 .requires("jetcd.core", "jetcd.api", "jetcd.common", "io.grpc", "io.grpc.stub", "io.netty.handler",
                         "com.google.common", "dev.failsafe.core", "io.vertx.core", "io.netty.codec.http2",
                         "io.netty.handler.proxy", "io.netty.transport.unix.common", "org.slf4j")

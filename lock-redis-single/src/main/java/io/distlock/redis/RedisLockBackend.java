@@ -23,6 +23,12 @@ import java.util.Set;
  * {@code INCR}s {@code distlock:{name}:fence}; release and extension are Lua compare-and-delete and
  * compare-and-{@code PEXPIRE}; a release is published so that waiters are woken at once.
  *
+ * <p>Read-write locks and semaphores are Lua scripts too, on keys of their own
+ * ({@code distlock:rw:{name}:*}, {@code distlock:semaphore:{name}:*}): holders in a sorted set scored
+ * by the server's time of their lease's end, a write-preferring waiting-writer set, and one fence
+ * counter per primitive (see {@code lock-redis-support}'s {@code ReadWriteScripts} and
+ * {@code SemaphoreScripts}).
+ *
  * <p><b>Guarantee: {@link Guarantee#EFFICIENCY}.</b> A single Redis server loses its locks when it
  * restarts without persistence or fails over to a replica that had not yet received them, and a
  * holder paused past its lease is not stopped. The fencing token is best effort for the same
@@ -42,7 +48,7 @@ public final class RedisLockBackend extends AbstractLockBackend {
     /** The features of a single Redis server, plain or TLS. */
     static final EnumSet<Feature> FEATURES = EnumSet.of(Feature.FENCING_TOKENS, Feature.LEASE_EXTENSION,
             Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION, Feature.INSPECTION,
-            Feature.REVOCATION);
+            Feature.REVOCATION, Feature.READ_WRITE, Feature.SEMAPHORE);
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("redis", Guarantee.EFFICIENCY, FEATURES);
 

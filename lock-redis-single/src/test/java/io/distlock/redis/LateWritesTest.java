@@ -9,6 +9,8 @@ import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.redis.support.ReadWriteScripts;
+import io.distlock.redis.support.SemaphoreScripts;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.RedisServer;
 
@@ -98,6 +100,45 @@ class LateWritesTest {
         assertThat(redis.call("EXISTS", "distlock:{late-acquire}")).as("nothing held by the late write").isEqualTo(0L);
         try (LockClient other = Locks.connect(redis.uri())) {
             assertThat(other.lock("late-acquire").tryAcquire(Duration.ofSeconds(30))).as("free at once").isPresent();
+        }
+    }
+
+    @Test
+    void aPermitAcquireWhoseWriteLandsAfterItsCleanupLeavesNothingHeld() {
+        client.semaphore("late-permit", 2).tryAcquire(Duration.ofSeconds(30)).orElseThrow().release(); // a pooled connection
+        holdOpenConnections();
+        long scripts = scriptsRun();
+        assertThatThrownBy(() -> client.semaphore("late-permit", 2).tryAcquire(Duration.ofSeconds(30)))
+                .isInstanceOf(BackendUnavailableException.class);
+        await().atMost(Duration.ofSeconds(5)).until(() -> scriptsRun() >= scripts + 1);
+
+        proxy.heal(); // the acquire's write lands now, after its cleanup
+        await().atMost(Duration.ofSeconds(5)).until(() -> scriptsRun() >= scripts + 2);
+
+        assertThat(redis.call("EXISTS", SemaphoreScripts.holdersKey("late-permit"))).as("no permit taken by the late write")
+                .isEqualTo(0L);
+    }
+
+    @Test
+    void aWriteAcquireWhoseWriteLandsAfterItsCleanupNeitherHoldsNorHoldsReadersBack() {
+        try (LockClient reader = Locks.connect(redis.uri())) {
+            client.readWriteLock("late-write").writeLock().tryAcquire(Duration.ofSeconds(30)).orElseThrow().release();
+            Lease read = reader.readWriteLock("late-write").readLock().tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            holdOpenConnections();
+            long scripts = scriptsRun();
+            // Its write would be busy (a reader holds) and register the writer as waiting.
+            assertThatThrownBy(() -> client.readWriteLock("late-write").writeLock().tryAcquire(Duration.ofSeconds(30)))
+                    .isInstanceOf(BackendUnavailableException.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> scriptsRun() >= scripts + 1);
+
+            proxy.heal();
+            await().atMost(Duration.ofSeconds(5)).until(() -> scriptsRun() >= scripts + 2);
+
+            assertThat(redis.call("EXISTS", ReadWriteScripts.waitingKey("late-write"))).as("no waiting writer").isEqualTo(0L);
+            reader.readWriteLock("late-write").readLock().tryAcquire(Duration.ofSeconds(30))
+                    .orElseThrow(() -> new AssertionError("a new reader held back by the withdrawn writer")).release();
+            read.release();
+            assertThat(redis.call("EXISTS", ReadWriteScripts.writerKey("late-write"))).isEqualTo(0L);
         }
     }
 

@@ -54,7 +54,7 @@ class RedisBackendTest {
             assertThat(client.backend().guarantee()).isEqualTo(Guarantee.EFFICIENCY);
             assertThat(client.backend().features()).containsExactlyInAnyOrder(Feature.FENCING_TOKENS,
                     Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION,
-                    Feature.INSPECTION, Feature.REVOCATION);
+                    Feature.INSPECTION, Feature.REVOCATION, Feature.READ_WRITE, Feature.SEMAPHORE);
         }
     }
 

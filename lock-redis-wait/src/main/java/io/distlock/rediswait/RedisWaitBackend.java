@@ -33,7 +33,8 @@ import java.util.EnumSet;
  * waitTimeout") after withdrawing the grant by owner token, a waiting acquire keeps trying, and an
  * extension is neither confirmed nor lost. A release sends no {@code WAIT}. A lease's validity
  * counts from the moment its acquire (or extension) was sent, so the time {@code WAIT} took is
- * already spent.
+ * already spent. Read-write locks and semaphores run the single-Redis scripts of their holds the
+ * same way, each acquire and extension with its {@code WAIT} behind it.
  *
  * <p><b>Guarantee: {@link Guarantee#EFFICIENCY}</b>, with no fencing token. {@code WAIT} makes a
  * grant survive the primary's crash when the Sentinels promote a replica that acknowledged it; it
@@ -61,7 +62,7 @@ public final class RedisWaitBackend extends AbstractLockBackend {
 
     private static final BackendDescriptor DESCRIPTOR = new BackendDescriptor("redis-wait", Guarantee.EFFICIENCY,
             EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION,
-                    Feature.INSPECTION, Feature.REVOCATION));
+                    Feature.INSPECTION, Feature.REVOCATION, Feature.READ_WRITE, Feature.SEMAPHORE));
 
     /** Creates the provider; cheap, no I/O (called by {@link java.util.ServiceLoader}). */
     public RedisWaitBackend() {

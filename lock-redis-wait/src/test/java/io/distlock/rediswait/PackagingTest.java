@@ -7,7 +7,9 @@ import static io.distlock.Feature.AUTO_RENEWAL;
 import static io.distlock.Feature.INSPECTION;
 import static io.distlock.Feature.LEASE_EXTENSION;
 import static io.distlock.Feature.LOSS_NOTIFICATION;
+import static io.distlock.Feature.READ_WRITE;
 import static io.distlock.Feature.REVOCATION;
+import static io.distlock.Feature.SEMAPHORE;
 import static io.distlock.Feature.WAIT_NOTIFICATION;
 import static io.distlock.Guarantee.EFFICIENCY;
 
@@ -21,7 +23,7 @@ class PackagingTest extends BackendPackagingCheck {
     PackagingTest() {
         super(RedisFamilyPackaging.member("io.distlock.rediswait", RedisWaitBackend.class)
                 .scheme("redis-wait", EFFICIENCY, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, WAIT_NOTIFICATION, INSPECTION,
-                        REVOCATION)
+                        REVOCATION, READ_WRITE, SEMAPHORE)
                 .loads("io.distlock.rediswait.internal.RedisWaitDriver", "tryAcquire", "extend"));
     }
 }

@@ -116,7 +116,7 @@ final class EtcdInspector {
      */
     List<LockInfo> holders(String namePrefix, int limit) {
         String start = EtcdKeys.locks(prefix) + EtcdKeys.encode(namePrefix);
-        ByteSequence end = ByteSequence.from(prefixEnd(start.getBytes(StandardCharsets.UTF_8)));
+        ByteSequence end = ByteSequence.from(EtcdKeys.prefixEnd(start.getBytes(StandardCharsets.UTF_8)));
         Map<String, List<KeyValue>> lines = new LinkedHashMap<>(); // directory segment → its keys
         ByteSequence from = EtcdSession.bytes(start);
         long revision = 0;
@@ -164,18 +164,6 @@ final class EtcdInspector {
             found.add(holder.info());
         }
         return found;
-    }
-
-    /** @return the smallest key above every key that starts with {@code prefix} */
-    private static byte[] prefixEnd(byte[] prefix) {
-        byte[] end = prefix.clone();
-        for (int i = end.length - 1; i >= 0; i--) {
-            if (end[i] != (byte) 0xff) {
-                end[i]++;
-                return Arrays.copyOf(end, i + 1);
-            }
-        }
-        return new byte[] {0}; // every key
     }
 
     /**

@@ -8,6 +8,7 @@ import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
+import io.distlock.spi.Hold;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
@@ -58,6 +59,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * nothing, but for one look per keep-alive period (a watch whose member hangs gets no events, and
  * jetcd cannot tell): the notifications are reliable, so the engine does not poll.
  *
+ * <p>Read-write locks and semaphores ({@link Hold.Kind#READ}, {@link Hold.Kind#WRITE},
+ * {@link Hold.Kind#PERMIT}) are lines of the same kind in directories of their own, with another
+ * rule for who is let in and what a waiter watches ({@link EtcdSharedLines}); everything after the
+ * grant (extend, release, lease end, withdrawal, session loss) is the same for every kind, on the
+ * request's own key.
+ *
  * <p>Lease time: the keys live as long as the session, so the engine ends each lease at the end of
  * its validity ({@link #leaseExpired}: the key is deleted), bounded by what the session can vouch
  * for ({@link DriverContext#sessionConfirmed}). An extension asks the server, in one
@@ -72,62 +79,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class EtcdLockDriver implements LockDriver {
 
     private static final ByteSequence EMPTY = ByteSequence.EMPTY;
-    /**
-     * The wall clock, for one thing only: the time a request key shows to whoever inspects the lock
-     * ({@code LockInfo.acquiredAt}, the holder's clock; etcd keeps no time). Never for lease timing,
-     * which is the engine's, on the monotonic clock.
-     */
-    private static final java.time.Clock WALL_CLOCK = java.time.Clock.systemUTC();
     /** Operations per transaction of {@link #releaseAll}: below etcd's default limit of 128. */
     private static final int OPS_PER_TXN = 100;
-
-    /** One request's place in line, from its first attempt until the server confirmed its key gone. */
-    private static final class InLine {
-        final String name;
-        final int slot;
-        final ByteSequence key;
-        /** The key's value ({@link EtcdValues#request}): it carries the owner token, so it is this request's alone. */
-        final ByteSequence value;
-        final ByteSequence dir;
-        final ByteSequence marker;
-        /** The key's create revision once written (or found); 0 before, and after the session that bound it was lost. */
-        volatile long createRevision;
-        /** The session lease the key is bound to. */
-        volatile long leaseId;
-        /** An acquire transaction of this request was sent again past a member that did not answer: it may still land. */
-        volatile boolean resent;
-        /** Look at the server at the next attempt: the predecessor may have gone, or nothing is watched. */
-        volatile boolean changed = true;
-        /** A revocation record for this request came before its grant was recorded ({@link #recordSeen}), or null. */
-        volatile String revokedBefore;
-        private io.etcd.jetcd.Watch.Watcher predecessor;
-
-        InLine(String prefix, String clientId, int slot, LockRequest request, String owner) {
-            this.name = request.name();
-            this.slot = slot;
-            this.key = EtcdSession.bytes(EtcdKeys.request(prefix, request.name(), clientId + "-" + slot));
-            this.value = ByteSequence.from(EtcdValues.request(request.ownerToken(), owner, WALL_CLOCK.millis()));
-            this.dir = EtcdSession.bytes(EtcdKeys.lockDir(prefix, request.name()));
-            this.marker = EtcdSession.bytes(EtcdKeys.abandoned(prefix, request.name(), request.ownerToken()));
-        }
-
-        /** @return the compare "the key holds this request's value" (its owner token, its owner description) */
-        Cmp ours() {
-            return new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value));
-        }
-
-        synchronized void watching(io.etcd.jetcd.Watch.Watcher watcher) {
-            stopWatching();
-            predecessor = watcher;
-        }
-
-        synchronized void stopWatching() {
-            if (predecessor != null) {
-                predecessor.close();
-                predecessor = null;
-            }
-        }
-    }
 
     /**
      * Names this client's keys: {@code <client id>-<slot>}. A slot is a request's for as long as it
@@ -138,10 +91,10 @@ public final class EtcdLockDriver implements LockDriver {
      * and the owner token lives in the key's value, which every removal compares.
      */
     private final String clientId = Long.toHexString(new java.security.SecureRandom().nextLong() | Long.MIN_VALUE);
-    /** Lock name → the slots of this client's requests in line for it. */
+    /** Directory ({@link EtcdKeys#requestDir}) → the slots of this client's requests in line there. */
     private final Map<String, java.util.BitSet> slots = new java.util.HashMap<>();
     /** Owner token → the request's place in line. */
-    private final Map<String, InLine> requests = new ConcurrentHashMap<>();
+    private final Map<String, EtcdLine> requests = new ConcurrentHashMap<>();
     /** Owner token → the grants this client holds. */
     private final Map<String, Grant> grants = new ConcurrentHashMap<>();
     /** Lock name → the engine's waiters in this client, woken when a predecessor key goes. */
@@ -150,6 +103,8 @@ public final class EtcdLockDriver implements LockDriver {
     private final String prefix;
     private final EtcdSession session;
     private final EtcdInspector inspector;
+    /** The read-write locks' and semaphores' lines: when their keys are granted, and what their waiters watch. */
+    private final EtcdSharedLines shared;
     /**
      * The client's one watch on the revocation records ({@code <prefix>/revoked/}), started at its
      * first grant; null before, and after it broke (the next grant starts it again).
@@ -187,6 +142,7 @@ public final class EtcdLockDriver implements LockDriver {
             }
         });
         this.inspector = new EtcdInspector(session, prefix, context.owner());
+        this.shared = new EtcdSharedLines(session, prefix);
     }
 
     /**
@@ -225,7 +181,7 @@ public final class EtcdLockDriver implements LockDriver {
 
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        InLine line = requests.computeIfAbsent(request.ownerToken(), token -> newLine(request));
+        EtcdLine line = requests.computeIfAbsent(request.ownerToken(), token -> newLine(request));
         if (line.createRevision != 0 && !line.changed && session.connected()) {
             // Still behind the same predecessor: its deletion (or a reconnect) would have marked
             // the line. Nothing to ask the server.
@@ -235,7 +191,8 @@ public final class EtcdLockDriver implements LockDriver {
         for (int round = 0; ; round++) {
             long lease = session.leaseId();
             try {
-                Attempt attempt = tryOnce(request, line, lease);
+                Attempt attempt = request.hold().kind() == Hold.Kind.EXCLUSIVE ? tryOnce(request, line, lease)
+                        : tryShared(request, line, lease);
                 if (attempt != null) {
                     return attempt;
                 }
@@ -245,14 +202,14 @@ public final class EtcdLockDriver implements LockDriver {
                 session.sessionLost(lease);
             }
             if (round >= 3) {
-                throw new BackendUnavailableException(session.endpointNames(), "the line of '" + request.name()
-                        + "' on " + session.endpoint() + " keeps changing under this request (session expiring?)", null);
+                throw new BackendUnavailableException(session.endpointNames(), "the line of the " + request.hold().describe()
+                        + " '" + request.name() + "' on " + session.endpoint() + " keeps changing under this request (session expiring?)", null);
             }
         }
     }
 
     /** @return the attempt's outcome, or null to look again at once */
-    private Attempt tryOnce(LockRequest request, InLine line, long lease) {
+    private Attempt tryOnce(LockRequest request, EtcdLine line, long lease) {
         GetOption first = GetOption.builder().isPrefix(true).withKeysOnly(true)
                 .withSortField(GetOption.SortTarget.CREATE).withSortOrder(GetOption.SortOrder.ASCEND).withLimit(1).build();
         if (line.createRevision != 0 && line.leaseId == lease) {
@@ -306,6 +263,26 @@ public final class EtcdLockDriver implements LockDriver {
         return decide(request, line, mine, head, null, 0);
     }
 
+    /**
+     * One attempt of a read-write lock's side or a semaphore's permit ({@link EtcdSharedLines}); a
+     * granted key is bound to the session lease it was written with, as a lock's.
+     *
+     * @return the attempt's outcome, or null to look again at once
+     */
+    private Attempt tryShared(LockRequest request, EtcdLine line, long lease) {
+        switch (shared.tryOnce(request, line, lease)) {
+            case GRANTED:
+                line.stopWatching();
+                Grant grant = new Grant(request, OptionalLong.of(line.createRevision), line, line.leaseId);
+                grants.put(request.ownerToken(), grant);
+                return Attempt.granted(grant);
+            case BUSY:
+                return Attempt.busy();
+            default:
+                return null;
+        }
+    }
+
     /** @return the read of the key just before {@code mine} in line: the latest created before it */
     private static GetOption before(long mine) {
         return GetOption.builder().isPrefix(true).withKeysOnly(true).withMaxCreateRevision(mine - 1)
@@ -321,7 +298,7 @@ public final class EtcdLockDriver implements LockDriver {
      * @param knownAt the revision {@code known} was read at (a transaction's: its reads carry none)
      * @return the outcome, or null to look again at once
      */
-    private Attempt decide(LockRequest request, InLine line, long mine, List<KeyValue> head, GetResponse known, long knownAt) {
+    private Attempt decide(LockRequest request, EtcdLine line, long mine, List<KeyValue> head, GetResponse known, long knownAt) {
         if (head.isEmpty()) {
             return null; // our key went between the write and the read (its session was lost): look again
         }
@@ -375,6 +352,12 @@ public final class EtcdLockDriver implements LockDriver {
         return waiters.add(name, onChange);
     }
 
+    /** A lock's waiter is woken by its lock's deletions; a reader, writer or permit waiter by its primitive's. */
+    @Override
+    public Watch watch(LockRequest request, Runnable onChange) {
+        return request.hold().kind() == Hold.Kind.EXCLUSIVE ? waiters.add(request.name(), onChange) : shared.watch(request, onChange);
+    }
+
     /** Every deletion of a waiter's predecessor is notified, and every restored session wakes all waiters. */
     @Override
     public boolean reliableNotifications() {
@@ -411,7 +394,7 @@ public final class EtcdLockDriver implements LockDriver {
         List<ExtendOutcome> results = new ArrayList<>(renewals.size());
         List<Integer> gone = new ArrayList<>();
         for (Renewal renewal : renewals) {
-            InLine line = (InLine) renewal.grant().handle();
+            EtcdLine line = (EtcdLine) renewal.grant().handle();
             boolean held = line.leaseId == lease && alive.contains(line.key);
             if (!held) {
                 forget(renewal.grant().ownerToken());
@@ -494,7 +477,7 @@ public final class EtcdLockDriver implements LockDriver {
             // Perhaps a request of this client whose grant is being decided now: marked, so that
             // decide() does not record it; checked again after the mark, as decide() records first
             // and looks at the mark after.
-            InLine waiting = requests.get(token);
+            EtcdLine waiting = requests.get(token);
             if (waiting == null) {
                 return;
             }
@@ -504,7 +487,7 @@ public final class EtcdLockDriver implements LockDriver {
                 return;
             }
         }
-        InLine line = (InLine) grant.handle();
+        EtcdLine line = (EtcdLine) grant.handle();
         try {
             session.kv().get(line.key).thenAccept(answer -> {
                 List<KeyValue> kvs = answer.getKvs();
@@ -529,7 +512,7 @@ public final class EtcdLockDriver implements LockDriver {
      */
     @Override
     public boolean release(Grant grant) {
-        boolean deleted = remove((InLine) grant.handle(), false, "release '" + grant.name() + "'");
+        boolean deleted = remove((EtcdLine) grant.handle(), false, "release '" + grant.name() + "'");
         forget(grant.ownerToken());
         return deleted;
     }
@@ -584,7 +567,7 @@ public final class EtcdLockDriver implements LockDriver {
     private CompletableFuture<TxnResponse> removals(List<Grant> grants, long lease) {
         List<Op> ops = new ArrayList<>(grants.size());
         for (Grant grant : grants) {
-            InLine line = (InLine) grant.handle();
+            EtcdLine line = (EtcdLine) grant.handle();
             ops.add(Op.txn(new Cmp[] {line.ours()}, removeOps(line, line.resent, lease, true), removeOps(line, line.resent, lease, false)));
         }
         return session.kv().txn().Then(ops.toArray(new Op[0])).commit();
@@ -598,7 +581,7 @@ public final class EtcdLockDriver implements LockDriver {
     /** The lease time passed without an extend: the key goes, as a key with a TTL would; as {@link #release}. */
     @Override
     public void leaseExpired(Grant grant) {
-        remove((InLine) grant.handle(), false, "end the expired lease on '" + grant.name() + "'");
+        remove((EtcdLine) grant.handle(), false, "end the expired lease on '" + grant.name() + "'");
         forget(grant.ownerToken());
     }
 
@@ -610,9 +593,11 @@ public final class EtcdLockDriver implements LockDriver {
      */
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
-        InLine line = requests.computeIfAbsent(request.ownerToken(), token -> newLine(request));
+        EtcdLine line = requests.computeIfAbsent(request.ownerToken(), token -> newLine(request));
         line.stopWatching();
-        remove(line, outcomeUnknown, "withdraw a request for '" + request.name() + "'");
+        // A request refused after its only write, whose removal was confirmed, left nothing that may land later.
+        remove(line, outcomeUnknown && !line.settled, "withdraw a request for the " + request.hold().describe() + " '"
+                + request.name() + "'");
         forget(request.ownerToken());
     }
 
@@ -625,7 +610,7 @@ public final class EtcdLockDriver implements LockDriver {
      *
      * @return true if this call deleted the key
      */
-    private boolean remove(InLine line, boolean outcomeUnknown, String what) {
+    private boolean remove(EtcdLine line, boolean outcomeUnknown, String what) {
         boolean mark = outcomeUnknown || line.resent;
         long lease = mark ? session.leaseId() : 0;
         try {
@@ -640,13 +625,13 @@ public final class EtcdLockDriver implements LockDriver {
     }
 
     /** @return the removal's call: the number of keys it deleted (only a key that holds the request's owner token) */
-    private CompletableFuture<Long> removal(InLine line, boolean mark, long lease) {
+    private CompletableFuture<Long> removal(EtcdLine line, boolean mark, long lease) {
         return session.kv().txn().If(line.ours()).Then(removeOps(line, mark, lease, true)).Else(removeOps(line, mark, lease, false))
                 .commit().thenApply(answer -> answer.isSucceeded() ? answer.getDeleteResponses().get(0).getDeleted() : 0L);
     }
 
     /** The delete of the request's key (when it is still the request's), and its marker if asked. */
-    private static Op[] removeOps(InLine line, boolean mark, long lease, boolean ours) {
+    private static Op[] removeOps(EtcdLine line, boolean mark, long lease, boolean ours) {
         List<Op> ops = new ArrayList<>(2);
         if (ours) {
             ops.add(Op.delete(line.key, DeleteOption.DEFAULT));
@@ -659,30 +644,34 @@ public final class EtcdLockDriver implements LockDriver {
 
     private void forget(String ownerToken) {
         grants.remove(ownerToken);
-        InLine line = requests.remove(ownerToken);
+        EtcdLine line = requests.remove(ownerToken);
         if (line != null) {
             line.stopWatching();
             synchronized (slots) {
-                java.util.BitSet taken = slots.get(line.name);
+                java.util.BitSet taken = slots.get(line.slotDir);
                 if (taken != null) {
                     taken.clear(line.slot);
                     if (taken.isEmpty()) {
-                        slots.remove(line.name);
+                        slots.remove(line.slotDir);
                     }
                 }
             }
         }
     }
 
-    /** A request's place in line, under the lowest slot of its lock that no request of this client holds. */
-    private InLine newLine(LockRequest request) {
+    /**
+     * A request's place in line, under the lowest slot of its directory (its lock, its read-write
+     * lock's side, its semaphore's count) that no request of this client holds.
+     */
+    private EtcdLine newLine(LockRequest request) {
+        String dir = EtcdKeys.requestDir(prefix, request.name(), request.hold());
         int slot;
         synchronized (slots) {
-            java.util.BitSet taken = slots.computeIfAbsent(request.name(), k -> new java.util.BitSet());
+            java.util.BitSet taken = slots.computeIfAbsent(dir, k -> new java.util.BitSet());
             slot = taken.nextClearBit(0);
             taken.set(slot);
         }
-        return new InLine(prefix, clientId, slot, request, context.owner());
+        return new EtcdLine(prefix, clientId, slot, dir, request, context.owner());
     }
 
     // ---- inspection and revocation -------------------------------------------------------------
@@ -710,7 +699,7 @@ public final class EtcdLockDriver implements LockDriver {
      */
     private void sessionLost(long leaseId) {
         context.sessionEnded(leaseId);
-        for (InLine line : requests.values()) {
+        for (EtcdLine line : requests.values()) {
             if (line.leaseId == leaseId) {
                 line.createRevision = 0;
             }
@@ -722,6 +711,7 @@ public final class EtcdLockDriver implements LockDriver {
     private void lookAgain() {
         requests.values().forEach(line -> line.changed = true);
         waiters.wakeAll();
+        shared.wakeAll();
     }
 
     /** @return the client's session lease (for tests that revoke it) */
@@ -738,7 +728,7 @@ public final class EtcdLockDriver implements LockDriver {
                 revocations = null;
             }
         }
-        requests.values().forEach(InLine::stopWatching);
+        requests.values().forEach(EtcdLine::stopWatching);
         session.close();
     }
 }

@@ -1,5 +1,7 @@
 package io.distlock.etcd.internal;
 
+import io.distlock.spi.Hold;
+
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -10,7 +12,9 @@ import java.nio.charset.StandardCharsets;
  *
  * <ul>
  *   <li>a request key: {@code token=<owner token>}, {@code owner=<owner description>},
- *       {@code at=<the holder's clock when the key was written, ms since the epoch>};</li>
+ *       {@code at=<the holder's clock when the key was written, ms since the epoch>}, and for a
+ *       semaphore's permit {@code permits=<the count it was asked with>} (its key's path says it too:
+ *       the value keeps it for whoever reads one key);</li>
  *   <li>a revocation record: {@code reason=<the operator's reason>}, {@code by=<the revoking
  *       client's owner description>}.</li>
  * </ul>
@@ -26,8 +30,9 @@ final class EtcdValues {
     private EtcdValues() {
     }
 
-    static byte[] request(String ownerToken, String owner, long atMillis) {
-        return (LAYOUT + "\ntoken=" + ownerToken + "\nowner=" + owner + "\nat=" + atMillis).getBytes(StandardCharsets.UTF_8);
+    static byte[] request(String ownerToken, String owner, long atMillis, Hold hold) {
+        String permits = hold.kind() == Hold.Kind.PERMIT ? "\npermits=" + hold.permits() : "";
+        return (LAYOUT + "\ntoken=" + ownerToken + "\nowner=" + owner + "\nat=" + atMillis + permits).getBytes(StandardCharsets.UTF_8);
     }
 
     static byte[] record(String reason, String revokedBy) {
@@ -41,7 +46,7 @@ final class EtcdValues {
 
     /**
      * @param value a key's value, possibly of the previous layout
-     * @param field {@code token}, {@code owner}, {@code at}, {@code reason} or {@code by}
+     * @param field {@code token}, {@code owner}, {@code at}, {@code permits}, {@code reason} or {@code by}
      * @return the field, or null if the value is not this layout or lacks it
      */
     static String field(byte[] value, String field) {

@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class LateWrites {
 
     private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
+    private final Set<String> refused = ConcurrentHashMap.newKeySet();
     private final long horizonMillis;
 
     /**
@@ -49,6 +50,26 @@ public final class LateWrites {
      */
     public void settled(String ownerToken) {
         unsettled.remove(ownerToken);
+    }
+
+    /**
+     * Records that an attempt of the request was refused with nothing written (a semaphore's permit
+     * count differed from its holders'): the engine treats the exception as an outcome it could not
+     * tell and abandons the request by owner token, which then has nothing to remove — no marker
+     * either — unless an earlier attempt of it had an unknown outcome ({@link #mayLand}).
+     *
+     * @param ownerToken the request's owner token
+     */
+    public void refused(String ownerToken) {
+        refused.add(ownerToken);
+    }
+
+    /**
+     * @param ownerToken a request being abandoned
+     * @return true if its last attempt was refused with nothing written ({@link #refused}); forgets it
+     */
+    public boolean takeRefused(String ownerToken) {
+        return refused.remove(ownerToken);
     }
 
     /**

@@ -7,6 +7,7 @@ import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
+import io.distlock.spi.Hold;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
@@ -21,9 +22,13 @@ import java.util.OptionalLong;
 
 /**
  * The single-Redis {@link LockDriver}: every operation is one script on one {@link RedisNode}.
- * Waiting, validity and renewal scheduling are the engine's.
+ * Waiting, validity and renewal scheduling are the engine's. Every kind of hold goes the same way:
+ * {@link HoldCalls} picks the script and keys of a lock ({@link LockScripts}), a read or write hold
+ * of a read-write lock ({@link ReadWriteScripts}) or a semaphore's permit ({@link SemaphoreScripts}),
+ * and the pipelined batches, the abandoned marker and the release notifications apply to them all.
  *
- * <p>The fencing token is the lock's {@code INCR} counter. It is best effort: it increases only as
+ * <p>The fencing token is the lock's {@code INCR} counter (a read-write lock's one counter for its
+ * readers and writers; a semaphore's for its permits). It is best effort: it increases only as
  * long as Redis keeps the counter (a restart without persistence, a failover before replication or
  * an eviction resets it), which is why this backend promises {@link io.distlock.Guarantee#EFFICIENCY}.
  *
@@ -68,12 +73,18 @@ public final class RedisLockDriver implements LockDriver {
         this.ownsRevocations = ownsRevocations;
     }
 
+    /**
+     * One script for any kind of hold ({@link HoldCalls#acquire}); a permit whose semaphore's holders
+     * use another count is refused with {@link io.distlock.PermitCountMismatchException}, nothing
+     * written.
+     */
     @Override
     public Attempt tryAcquire(LockRequest request) {
         acquiring(request); // subscribed, and its token listened for, while the acquire is on its way
         RedisNode.Acquired acquired;
         try {
-            acquired = node.tryAcquire(request.name(), request.ownerToken(), millis(request.leaseTime()), revocations.owner());
+            acquired = HoldCalls.acquired(request, node.eval(operation("acquire", request),
+                    HoldCalls.acquire(request, revocations.owner())));
         } catch (BackendUnavailableException e) {
             lateWrites.outcomeUnknown(request.ownerToken());
             throw e;
@@ -82,7 +93,11 @@ public final class RedisLockDriver implements LockDriver {
             granted(request);
             return Attempt.granted(new Grant(request, OptionalLong.of(acquired.fence()), null));
         }
-        revocations.ended(request.ownerToken());
+        busy(request);
+        if (acquired.refused()) {
+            lateWrites.refused(request.ownerToken());
+            throw HoldCalls.mismatch(request, acquired);
+        }
         return acquired.holderPttlMillis() >= 0
                 ? Attempt.busy(Duration.ofMillis(acquired.holderPttlMillis()))
                 : Attempt.busy();
@@ -92,11 +107,15 @@ public final class RedisLockDriver implements LockDriver {
      * Records a grant, for revocation notices: its token is listened for on this server from now on,
      * and the first grant on it waits (briefly) for the subscription's confirmation
      * ({@link Revocations#awaitListening}). For a backend that takes the lock with its own call
-     * (Redis + {@code WAIT}'s pipelined acquire), after {@link #acquiring}.
+     * (Redis + {@code WAIT}'s pipelined acquire), after {@link #acquiring}. Only a lock can be
+     * revoked: a read, write or permit hold is not listened for.
      *
      * @param request the granted request
      */
     public void granted(LockRequest request) {
+        if (!revocable(request)) {
+            return;
+        }
         revocations.listenOn(node);
         revocations.granted(request.name(), request.ownerToken(), millis(request.leaseTime()));
         revocations.awaitListening(node);
@@ -110,6 +129,9 @@ public final class RedisLockDriver implements LockDriver {
      * @param request the request about to be sent
      */
     public void acquiring(LockRequest request) {
+        if (!revocable(request)) {
+            return;
+        }
         revocations.listenOn(node);
         revocations.acquiring(request.name(), request.ownerToken(), millis(request.leaseTime()));
     }
@@ -121,6 +143,17 @@ public final class RedisLockDriver implements LockDriver {
      */
     public void busy(LockRequest request) {
         revocations.ended(request.ownerToken());
+    }
+
+    /**
+     * Records that an attempt was refused with nothing written (a permit count mismatch), for a
+     * backend that takes the hold with its own call: its abandonment then removes nothing.
+     *
+     * @param request the refused request
+     */
+    public void refused(LockRequest request) {
+        revocations.ended(request.ownerToken());
+        lateWrites.refused(request.ownerToken());
     }
 
     /**
@@ -142,21 +175,26 @@ public final class RedisLockDriver implements LockDriver {
     /** Compare-and-extend; a lease found gone because an operator revoked it is answered with the reason. */
     @Override
     public ExtendOutcome extend(Grant grant, Duration leaseTime) {
-        ExtendOutcome outcome = node.extend(grant.name(), grant.ownerToken(), millis(leaseTime));
+        ExtendOutcome outcome = HoldCalls.extendOutcome(grant.request().hold(),
+                node.eval(operation("extend", grant.request()), HoldCalls.extend(grant, millis(leaseTime))));
         extended(grant, leaseTime, outcome);
         return outcome;
     }
 
+    /** Every compare-and-extend pipelined, whatever its kind of hold: one round trip per {@value RedisNode#PIPELINE_CHUNK}. */
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
-        List<RedisNode.Extension> extensions = new ArrayList<>(renewals.size());
+        List<PendingReply.ScriptCall> calls = new ArrayList<>(renewals.size());
         for (Renewal renewal : renewals) {
-            extensions.add(new RedisNode.Extension(renewal.grant().name(), renewal.grant().ownerToken(),
-                    millis(renewal.leaseTime())));
+            calls.add(HoldCalls.extend(renewal.grant(), millis(renewal.leaseTime())));
         }
-        List<ExtendOutcome> outcomes = node.extendAll(extensions);
-        for (int i = 0; i < outcomes.size(); i++) {
-            extended(renewals.get(i).grant(), renewals.get(i).leaseTime(), outcomes.get(i));
+        List<Object> replies = node.runAll("renew " + renewals.size() + " leases", calls);
+        List<ExtendOutcome> outcomes = new ArrayList<>(renewals.size());
+        for (int i = 0; i < replies.size(); i++) {
+            Renewal renewal = renewals.get(i);
+            ExtendOutcome outcome = HoldCalls.extendOutcome(renewal.grant().request().hold(), replies.get(i));
+            extended(renewal.grant(), renewal.leaseTime(), outcome);
+            outcomes.add(outcome);
         }
         return outcomes;
     }
@@ -169,26 +207,31 @@ public final class RedisLockDriver implements LockDriver {
     public boolean release(Grant grant) {
         revocations.ended(grant.ownerToken());
         if (!lateWrites.mayLand(grant.ownerToken())) {
-            return node.release(grant.name(), grant.ownerToken());
+            return HoldCalls.one(node.eval(operation("release", grant.request()), HoldCalls.release(grant.request())));
         }
         return withdraw(grant.request());
     }
 
     /**
-     * A busy attempt wrote nothing, so only an attempt whose reply was lost can have left the lock
-     * held by this request's token — or may still do so: its write can be on its way (held in the
-     * network, on a connection the client gave up) and land after this call. So after an unknown
-     * outcome this deletes what the token holds and leaves a marker that the acquire script checks
-     * ({@link LockScripts#ABANDON}): a late write of the request then takes nothing. The marker
-     * lives the request's lease time plus the operation timeout ({@link LateWrites#markerMillis}).
-     * Markers exist only after unknown outcomes, so a server that answers costs one {@code EXISTS}
-     * per acquire and no memory.
+     * A busy attempt wrote nothing — but a write's, which registered it as a waiting writer — so
+     * only an attempt whose reply was lost can have left a hold of this request's token, or may
+     * still do so: its write can be on its way (held in the network, on a connection the client
+     * gave up) and land after this call. So after an unknown outcome this deletes what the token
+     * holds and leaves a marker that the acquire scripts check ({@link LockScripts#ABANDON}): a late
+     * write of the request then takes nothing. The marker lives the request's lease time plus the
+     * operation timeout ({@link LateWrites#markerMillis}). Markers exist only after unknown
+     * outcomes, so a server that answers costs one {@code EXISTS} per acquire and no memory. A write
+     * request whose outcomes were all known withdraws its waiting entry (one round trip), so that
+     * readers held back by it come in at once.
      */
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
         revocations.ended(request.ownerToken());
-        if (outcomeUnknown || lateWrites.mayLand(request.ownerToken())) {
+        boolean refused = lateWrites.takeRefused(request.ownerToken());
+        if ((outcomeUnknown && !refused) || lateWrites.mayLand(request.ownerToken())) {
             withdraw(request);
+        } else if (HoldCalls.leavesWaitingEntry(request)) {
+            node.eval(operation("withdraw", request), HoldCalls.abandon(request, 0));
         }
     }
 
@@ -208,8 +251,8 @@ public final class RedisLockDriver implements LockDriver {
             revocations.ended(grant.ownerToken());
             LockRequest request = grant.request();
             calls.add(lateWrites.mayLand(request.ownerToken())
-                    ? RedisNode.abandonCall(request.name(), request.ownerToken(), lateWrites.markerMillis(millis(request.leaseTime())))
-                    : RedisNode.releaseCall(request.name(), request.ownerToken()));
+                    ? HoldCalls.abandon(request, lateWrites.markerMillis(millis(request.leaseTime())))
+                    : HoldCalls.release(request));
         }
         try {
             node.runAll("release " + grants.size() + " leases", calls);
@@ -221,8 +264,8 @@ public final class RedisLockDriver implements LockDriver {
     }
 
     private boolean withdraw(LockRequest request) {
-        boolean deleted = node.abandon(request.name(), request.ownerToken(),
-                lateWrites.markerMillis(millis(request.leaseTime())));
+        boolean deleted = HoldCalls.one(node.eval(operation("clean up after an acquire of", request),
+                HoldCalls.abandon(request, lateWrites.markerMillis(millis(request.leaseTime())))));
         lateWrites.settled(request.ownerToken());
         return deleted;
     }
@@ -230,6 +273,12 @@ public final class RedisLockDriver implements LockDriver {
     @Override
     public Watch watch(String name, Runnable onChange) {
         return node.watch(name, onChange);
+    }
+
+    /** The channel that announces what the request waits for ({@link HoldCalls#channel}). */
+    @Override
+    public Watch watch(LockRequest request, Runnable onChange) {
+        return node.subscribe(HoldCalls.channel(request), onChange);
     }
 
     /** One round trip: a {@code MULTI} of reads ({@link LockSnapshot}). */
@@ -267,6 +316,21 @@ public final class RedisLockDriver implements LockDriver {
             return Optional.empty();
         }
         return Optional.of(new Revoked(revocation.snapshot().info(true, true), revocation.snapshot().ownerToken()));
+    }
+
+    /** Only a lock has revocations (its token is listened for); the other holds have none yet. */
+    private static boolean revocable(LockRequest request) {
+        return request.hold().kind() == Hold.Kind.EXCLUSIVE;
+    }
+
+    /**
+     * @param verb    what is done
+     * @param request to what
+     * @return {@code <verb> '<name>'} for a lock, {@code <verb> the <hold> '<name>'} for the other holds
+     */
+    public static String operation(String verb, LockRequest request) {
+        return request.hold().kind() == Hold.Kind.EXCLUSIVE ? verb + " '" + request.name() + "'"
+                : verb + " the " + request.hold().describe() + " '" + request.name() + "'";
     }
 
     /** @return the node this driver runs on */

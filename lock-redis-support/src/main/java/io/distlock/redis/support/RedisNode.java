@@ -52,8 +52,34 @@ public final class RedisNode implements AutoCloseable {
      * @param granted          true if the token now holds the lock
      * @param fence            the fencing token of the grant (the counter after {@code INCR}), if granted
      * @param holderPttlMillis if busy, the holder's remaining time in ms ({@code -1}: no expiry)
+     * @param storedPermits    if a semaphore's permit was refused because its holders use another
+     *                         count, that count; else 0
      */
-    public record Acquired(boolean granted, long fence, long holderPttlMillis) {
+    public record Acquired(boolean granted, long fence, long holderPttlMillis, int storedPermits) {
+
+        /**
+         * Granted or busy.
+         *
+         * @param granted          true if the token now holds the lock
+         * @param fence            the fencing token of the grant, if granted
+         * @param holderPttlMillis if busy, the holder's remaining time in ms
+         */
+        public Acquired(boolean granted, long fence, long holderPttlMillis) {
+            this(granted, fence, holderPttlMillis, 0);
+        }
+
+        /**
+         * @param storedPermits the count the semaphore's holders use
+         * @return a permit refused for another count (nothing was granted or stored)
+         */
+        public static Acquired refusedFor(int storedPermits) {
+            return new Acquired(false, 0, -1, storedPermits);
+        }
+
+        /** @return true if a permit was refused for another count ({@link #storedPermits()}) */
+        public boolean refused() {
+            return storedPermits > 0;
+        }
     }
 
     /**
@@ -659,6 +685,19 @@ public final class RedisNode implements AutoCloseable {
     public Optional<String> revocationReason(String name, String ownerToken) {
         return Optional.ofNullable(withConnection("check a revocation of '" + name + "'",
                 jedis -> jedis.get(LockScripts.revokedKey(name, ownerToken))));
+    }
+
+    /**
+     * Runs one script call on a pooled connection, as every single-call operation here does.
+     *
+     * @param operation what is being done, for messages (no secrets)
+     * @param call      the script and its keys and arguments
+     * @return the script's reply
+     * @throws BackendUnavailableException if the server did not answer
+     * @throws LockException               if it answered an error
+     */
+    public Object eval(String operation, PendingReply.ScriptCall call) {
+        return run(operation, call);
     }
 
     /** One script on a pooled connection (see {@link #withConnection}). */

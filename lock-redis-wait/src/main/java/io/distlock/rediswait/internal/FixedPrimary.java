@@ -58,8 +58,8 @@ final class FixedPrimary implements Primary {
     }
 
     @Override
-    public Watch watch(String name, Runnable onChange) {
-        return target.node().watch(name, onChange);
+    public Watch watch(String channel, Runnable onChange) {
+        return target.node().subscribe(channel, onChange);
     }
 
     @Override

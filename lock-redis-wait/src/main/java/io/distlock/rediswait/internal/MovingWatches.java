@@ -23,12 +23,12 @@ final class MovingWatches {
 
     /**
      * @param node     the primary now
-     * @param name     the lock name
+     * @param channel  the channel its releases are published on
      * @param onChange cheap, non-blocking listener
      * @return a watch registered on {@code node}, moved with every {@link #moveTo}
      */
-    Watch open(RedisNode node, String name, Runnable onChange) {
-        Moving watch = new Moving(name, onChange);
+    Watch open(RedisNode node, String channel, Runnable onChange) {
+        Moving watch = new Moving(channel, onChange);
         open.add(watch);
         watch.attach(node);
         return watch;
@@ -58,15 +58,15 @@ final class MovingWatches {
     }
 
     private final class Moving implements Watch {
-        private final String name;
+        private final String channel;
         private final Runnable onChange;
         /** The first registration's confirmation: what the engine waits for before its retry. */
         private final CompletableFuture<Void> active = new CompletableFuture<>();
         private Watch registration; // guarded by this
         private boolean closed; // guarded by this
 
-        Moving(String name, Runnable onChange) {
-            this.name = name;
+        Moving(String channel, Runnable onChange) {
+            this.channel = channel;
             this.onChange = onChange;
         }
 
@@ -76,7 +76,7 @@ final class MovingWatches {
             }
             Watch previous = registration;
             try {
-                registration = node.watch(name, onChange);
+                registration = node.subscribe(channel, onChange);
                 registration.active().whenComplete((ok, failure) -> {
                     if (failure != null) {
                         active.completeExceptionally(failure);

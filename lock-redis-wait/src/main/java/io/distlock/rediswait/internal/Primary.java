@@ -54,14 +54,15 @@ interface Primary extends AutoCloseable {
     }
 
     /**
-     * Release notifications for {@code name} on the primary, moved to the new primary after a
-     * failover (and called once then, as a release during the move may have been missed).
+     * Release notifications published on {@code channel} on the primary (a lock's, a read-write
+     * lock's or a semaphore's), moved to the new primary after a failover (and called once then, as
+     * a release during the move may have been missed).
      *
-     * @param name     the lock name
+     * @param channel  the channel
      * @param onChange cheap, non-blocking listener
      * @return the handle that stops them
      */
-    Watch watch(String name, Runnable onChange);
+    Watch watch(String channel, Runnable onChange);
 
     /** Closes every connection: the primary's, and any to Sentinels. Idempotent. */
     @Override

@@ -4,6 +4,7 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.LockInfo;
 import io.distlock.LockOptions;
+import io.distlock.redis.support.HoldCalls;
 import io.distlock.redis.support.LateWrites;
 import io.distlock.redis.support.LockScripts;
 import io.distlock.redis.support.LockSnapshot;
@@ -53,6 +54,13 @@ import java.util.OptionalLong;
  * so the time {@code WAIT} took is already spent. <b>Release</b> sends no {@code WAIT}: a release
  * that reaches a replica late never lets two clients hold the lock, it only keeps it taken a little
  * longer on a replica that becomes primary.
+ *
+ * <p><b>Every kind of hold</b> — a lock, a read or write hold of a read-write lock, a semaphore's
+ * permit — goes the same way: {@link HoldCalls} gives the single-Redis script of each, and this
+ * driver pipelines it with the {@code WAIT}; release, withdrawal and the abandoned marker are the
+ * single-Redis driver's ({@link RedisLockDriver}). A busy write attempt registers its writer as
+ * waiting (write preference) without waiting for replicas: a failover that loses that entry only
+ * lets readers in ahead of the writer, never two holders at once.
  *
  * <p>No fencing token: the acquire script's counter is replicated by the same best-effort
  * {@code WAIT}, so it too goes back after a failover to a replica that had not received its latest
@@ -128,29 +136,35 @@ public final class RedisWaitDriver implements LockDriver {
     }
 
     /**
-     * The acquire script and {@code WAIT}, pipelined; granted only with enough acknowledgements.
+     * The acquire script of the request's hold ({@link HoldCalls#acquire}) and {@code WAIT},
+     * pipelined; granted only with enough acknowledgements. A permit whose semaphore's holders use
+     * another count is refused ({@link io.distlock.PermitCountMismatchException}, nothing written).
      *
      * @throws IllegalArgumentException if the lease time is not longer than {@code waitTimeout}
      */
     @Override
     public Attempt tryAcquire(LockRequest request) {
-        checkLeaseTime(request.leaseTime(), "acquire '" + request.name() + "'");
-        ScriptCall acquire = RedisNode.acquireCall(request.name(), request.ownerToken(),
-                RedisLockDriver.millis(request.leaseTime()), revocations.owner());
+        String operation = RedisLockDriver.operation("acquire", request);
+        checkLeaseTime(request.leaseTime(), operation);
+        ScriptCall acquire = HoldCalls.acquire(request, revocations.owner());
         Primary.Target target = primary.current();
         target.locks().acquiring(request); // subscribed to revocations, and its token listened for, while on its way
-        List<?> acquired;
+        RedisNode.Acquired acquired;
         PendingReply.Replies replies;
         try {
-            replies = roundTrip(target, "acquire '" + request.name() + "'", List.of(acquire, waitCall));
-            acquired = (List<?>) value(target, replies, 0);
+            replies = roundTrip(target, operation, List.of(acquire, waitCall));
+            acquired = HoldCalls.acquired(request, value(target, replies, 0));
         } catch (BackendUnavailableException e) {
             lateWrites.outcomeUnknown(request.ownerToken()); // the write may have landed, or may still land
             return Attempt.unknown(e);
         }
-        if ((Long) acquired.get(0) != 1L) {
+        if (acquired.refused()) {
+            target.locks().refused(request);
+            throw HoldCalls.mismatch(request, acquired);
+        }
+        if (!acquired.granted()) {
             target.locks().busy(request);
-            long holderPttl = (Long) acquired.get(1);
+            long holderPttl = acquired.holderPttlMillis();
             return holderPttl >= 0 ? Attempt.busy(Duration.ofMillis(holderPttl)) : Attempt.busy();
         }
         long acknowledged = acknowledgements(replies, 1);
@@ -164,14 +178,15 @@ public final class RedisWaitDriver implements LockDriver {
         lateWrites.outcomeUnknown(request.ownerToken());
         String withdrawn;
         try {
-            target.node().release(request.name(), request.ownerToken());
+            target.node().eval(RedisLockDriver.operation("release", request), HoldCalls.release(request));
             withdrawn = "the grant was withdrawn";
         } catch (RuntimeException e) {
             withdrawn = "withdrawing the grant got no answer either (it is retried by owner token): " + e.getMessage();
         }
-        return Attempt.unknown(new BackendUnavailableException(target.toString(), "Redis at " + target + " granted '"
-                + request.name() + "', but " + acknowledged + " of " + replicas + " replicas acknowledged within waitTimeout ("
-                + waitTimeout.toMillis() + " ms): not confirmed, as a failover could lose it; " + withdrawn, null));
+        return Attempt.unknown(new BackendUnavailableException(target.toString(), "Redis at " + target + " "
+                + RedisLockDriver.operation("granted", request) + ", but " + acknowledged + " of " + replicas
+                + " replicas acknowledged within waitTimeout (" + waitTimeout.toMillis() + " ms): not confirmed, as a"
+                + " failover could lose it; " + withdrawn, null));
     }
 
     /**
@@ -182,11 +197,12 @@ public final class RedisWaitDriver implements LockDriver {
      */
     @Override
     public ExtendOutcome extend(Grant grant, Duration leaseTime) {
-        checkLeaseTime(leaseTime, "extend the lease on '" + grant.name() + "'");
+        String operation = RedisLockDriver.operation("extend", grant.request());
+        checkLeaseTime(leaseTime, operation);
         Primary.Target target = primary.current();
-        PendingReply.Replies replies = roundTrip(target, "extend '" + grant.name() + "'",
-                List.of(RedisNode.extendCall(grant.name(), grant.ownerToken(), RedisLockDriver.millis(leaseTime)), waitCall));
-        ExtendOutcome answered = RedisNode.extendOutcome(value(target, replies, 0));
+        PendingReply.Replies replies = roundTrip(target, operation,
+                List.of(HoldCalls.extend(grant, RedisLockDriver.millis(leaseTime)), waitCall));
+        ExtendOutcome answered = HoldCalls.extendOutcome(grant.request().hold(), value(target, replies, 0));
         long acknowledged = acknowledgements(replies, 1);
         ExtendOutcome outcome = !answered.isExtended() || acknowledged >= replicas ? answered
                 : ExtendOutcome.unknown(unconfirmedExtension(target, "the extension of '" + grant.name() + "'", acknowledged));
@@ -206,8 +222,7 @@ public final class RedisWaitDriver implements LockDriver {
             List<Renewal> chunk = renewals.subList(from, Math.min(renewals.size(), from + PIPELINE_CHUNK));
             List<PendingReply.Call> calls = new ArrayList<>(chunk.size() + 1);
             for (Renewal renewal : chunk) {
-                calls.add(RedisNode.extendCall(renewal.grant().name(), renewal.grant().ownerToken(),
-                        RedisLockDriver.millis(renewal.leaseTime())));
+                calls.add(HoldCalls.extend(renewal.grant(), RedisLockDriver.millis(renewal.leaseTime())));
             }
             calls.add(waitCall);
             PendingReply.Replies replies = roundTrip(target, "renew " + chunk.size() + " leases", calls);
@@ -215,7 +230,7 @@ public final class RedisWaitDriver implements LockDriver {
             BackendUnavailableException unconfirmed = acknowledged >= replicas ? null
                     : unconfirmedExtension(target, "the renewal of " + chunk.size() + " lease(s)", acknowledged);
             for (int i = 0; i < chunk.size(); i++) {
-                ExtendOutcome answered = RedisNode.extendOutcome(value(target, replies, i));
+                ExtendOutcome answered = HoldCalls.extendOutcome(chunk.get(i).grant().request().hold(), value(target, replies, i));
                 ExtendOutcome outcome = !answered.isExtended() || unconfirmed == null ? answered : ExtendOutcome.unknown(unconfirmed);
                 target.locks().extended(chunk.get(i).grant(), chunk.get(i).leaseTime(), outcome);
                 outcomes.add(outcome);
@@ -265,7 +280,13 @@ public final class RedisWaitDriver implements LockDriver {
 
     @Override
     public Watch watch(String name, Runnable onChange) {
-        return primary.watch(name, onChange);
+        return primary.watch(LockScripts.releaseChannel(name), onChange);
+    }
+
+    /** The channel that announces what the request waits for ({@link HoldCalls#channel}), on the primary. */
+    @Override
+    public Watch watch(LockRequest request, Runnable onChange) {
+        return primary.watch(HoldCalls.channel(request), onChange);
     }
 
     /** One round trip on the primary: a {@code MULTI} of reads, no {@code WAIT} (nothing is written). */

@@ -119,9 +119,9 @@ final class SentinelPrimary implements Primary {
     }
 
     @Override
-    public Watch watch(String name, Runnable onChange) {
+    public Watch watch(String channel, Runnable onChange) {
         synchronized (lock) {
-            return watches.open(current().node(), name, onChange);
+            return watches.open(current().node(), channel, onChange);
         }
     }
 

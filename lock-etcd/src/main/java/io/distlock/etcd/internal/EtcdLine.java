@@ -1,0 +1,117 @@
+package io.distlock.etcd.internal;
+
+import io.distlock.spi.Hold;
+import io.distlock.spi.LockRequest;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+
+/**
+ * One request's place in line, from its first attempt until the server confirmed its key gone:
+ * its key (under the directory of its primitive and side, {@link EtcdKeys#requestDir}), its value
+ * (which carries the owner token, so it is this request's alone), its withdrawal marker, and what
+ * the client knows of it on the server.
+ */
+final class EtcdLine {
+
+    /**
+     * The wall clock, for one thing only: the time a request key shows to whoever inspects it
+     * ({@code LockInfo.acquiredAt}, the holder's clock; etcd keeps no time). Never for lease timing,
+     * which is the engine's, on the monotonic clock.
+     */
+    private static final java.time.Clock WALL_CLOCK = java.time.Clock.systemUTC();
+
+    final String name;
+    final Hold hold;
+    /** The directory the key is written in: its slot is taken among this client's keys there. */
+    final String slotDir;
+    final int slot;
+    final ByteSequence key;
+    /** The key's value ({@link EtcdValues#request}): it carries the owner token, so it is this request's alone. */
+    final ByteSequence value;
+    /** The line the key is ranked in ({@link EtcdKeys#lineDir}). */
+    final ByteSequence dir;
+    final ByteSequence marker;
+    /** The key's create revision once written (or found); 0 before, and after the session that bound it was lost. */
+    volatile long createRevision;
+    /** The session lease the key is bound to. */
+    volatile long leaseId;
+    /** An acquire transaction of this request was sent again past a member that did not answer: it may still land. */
+    volatile boolean resent;
+    /** Look at the server at the next attempt: the predecessor may have gone, or nothing is watched. */
+    volatile boolean changed = true;
+    /** A revocation record for this request came before its grant was recorded, or null. */
+    volatile String revokedBefore;
+    /** How many acquire transactions (that may write the key) were started for this request. */
+    volatile int putsSent;
+    /** A permit key that no earlier key of another count precedes: the semaphore's count was checked. */
+    volatile boolean countChecked;
+    /**
+     * The request was refused (a permit count mismatch) after its only write, whose answer came and
+     * whose key was removed, confirmed: nothing of it is on the server or on its way there, so its
+     * withdrawal needs no marker.
+     */
+    volatile boolean settled;
+    private Watch.Watcher watcher;
+    /** What {@link #watcher} watches (a key, or a line's directory), and for which create revision of ours. */
+    private ByteSequence watched;
+    private long watchedFor;
+
+    EtcdLine(String prefix, String clientId, int slot, String slotDir, LockRequest request, String owner) {
+        this.name = request.name();
+        this.hold = request.hold();
+        this.slotDir = slotDir;
+        this.slot = slot;
+        this.key = EtcdSession.bytes(slotDir + clientId + "-" + slot);
+        this.value = ByteSequence.from(EtcdValues.request(request.ownerToken(), owner, WALL_CLOCK.millis(), request.hold()));
+        this.dir = EtcdSession.bytes(EtcdKeys.lineDir(prefix, request.name(), request.hold()));
+        this.marker = EtcdSession.bytes(EtcdKeys.abandoned(prefix, request.name(), request.ownerToken()));
+    }
+
+    /** @return the compare "the key holds this request's value" (its owner token, its owner description) */
+    Cmp ours() {
+        return new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value));
+    }
+
+    /** Replaces what this request watches (the key before it, or the keys ahead of it). */
+    synchronized void watching(Watch.Watcher watcher) {
+        watching(watcher, null);
+    }
+
+    /**
+     * Replaces what this request watches with {@code watcher}, which watches {@code target} for this
+     * request's key as it is now.
+     */
+    synchronized void watching(Watch.Watcher watcher, ByteSequence target) {
+        stopWatching();
+        this.watcher = watcher;
+        this.watched = target;
+        this.watchedFor = createRevision;
+    }
+
+    /**
+     * @return true if a watch started for this request's key as it is now still watches {@code
+     *         target}: a later look need not start another (one started at a past revision waits for
+     *         etcd's sync of lagging watchers, up to 100 ms)
+     */
+    synchronized boolean watches(ByteSequence target) {
+        return watcher != null && target.equals(watched) && watchedFor == createRevision;
+    }
+
+    /** The watch {@code broken} ended on an error: the next look starts another. */
+    synchronized void watchBroke(Watch.Watcher broken) {
+        if (watcher == broken) {
+            watcher = null;
+            watched = null;
+        }
+    }
+
+    synchronized void stopWatching() {
+        if (watcher != null) {
+            watcher.close();
+            watcher = null;
+            watched = null;
+        }
+    }
+}
