@@ -156,7 +156,9 @@ class ZooKeeperReadWriteLockTest {
         System.out.printf("[ZooKeeperReadWriteLockTest] the writer waited %d ms among %d reads%n",
                 (System.nanoTime() - start) / 1_000_000, reads.get());
         assertThat(write.isValid()).isTrue();
-        Thread.sleep(100); // readers keep trying while the writer holds
+        // Readers keep trying while the writer holds: none may get in for a while (and none did at once).
+        await("no reader beside the writer").during(Duration.ofMillis(100)).atMost(WAIT)
+                .until(() -> readsWhileWriting.get() == 0);
         writing.set(false);
         write.release();
         int before = reads.get();

@@ -131,12 +131,16 @@ class ZooKeeperSemaphoreTest {
                 return null;
             }));
         }
-        Thread.sleep(1_500);
+        long started = System.nanoTime();
+        // Contention until every permit was held at once and enough grants went round.
+        await("every permit held at once, and 20 grants").atMost(WAIT.multipliedBy(3))
+                .until(() -> most.get() == permits && grants.get() > 20);
         stop.set(true);
         for (Future<?> worker : workers) {
             worker.get(WAIT.toMillis(), TimeUnit.MILLISECONDS);
         }
-        System.out.printf("[ZooKeeperSemaphoreTest] %d grants of %d permits among 6 clients in 1.5 s%n", grants.get(), permits);
+        System.out.printf("[ZooKeeperSemaphoreTest] %d grants of %d permits among 6 clients in %d ms%n", grants.get(), permits,
+                (System.nanoTime() - started) / 1_000_000);
         assertThat(most.get()).as("permits held at once").isEqualTo(permits);
         assertThat(grants.get()).isGreaterThan(20);
         assertThat(permitLine(name)).isEmpty();
