@@ -1,6 +1,8 @@
 package io.distlock;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.locks.ReadWriteLock;
 
 /**
@@ -63,4 +65,44 @@ public interface DistributedReadWriteLock {
     default ReadWriteLock asReadWriteLock(Duration leaseTime) {
         return new ReadWriteLockView(writeLock().asLock(leaseTime), () -> readLock().asLock(leaseTime));
     }
+
+    /**
+     * Who holds the read-write lock now, as its server shows it: one {@link LockInfo} per reader or writer, each with its
+     * {@link LockInfo#kind() kind}, {@link LockInfo#holdId() hold id}, owner description, fencing token
+     * (where the backend has them), grant time and what the server still keeps of it. Like
+     * {@link LockClient#inspect}, a moment's picture that is old when it arrives, for people and tools,
+     * never a basis for deciding who may write. Needs an inspector's rights, as
+     * {@link LockClient#inspect} does.
+     *
+     * @return the holds, ordered by grant (oldest first); empty when nobody holds the read-write lock
+     * @throws UnsupportedOperationException if the backend does not declare {@link Feature#INSPECTION}
+     * @throws IllegalStateException         if the client is closed
+     * @throws BackendUnavailableException   if no answer came
+     * @throws AccessDeniedException         if this client's principal may not read the read-write lock's state
+     */
+    List<LockInfo> holders();
+
+    /**
+     * Takes one hold back from its holder, as {@link LockClient#revoke} takes a lock: the server ends
+     * that hold (the other readers stay), the holder's {@link Lease#lost()} completes with
+     * {@link Lease.LossReason#REVOKED} once its client learns it (a notification, or its next
+     * renewal), and every later grant's fencing token is above the revoked one's, so a fenced
+     * resource refuses the evicted holder's late writes. A holder whose release races the revoke is
+     * either revoked or released, never both. Needs an operator's rights.
+     *
+     * @param holdId the hold's {@link LockInfo#holdId()}, as {@link #holders()} showed it
+     * @param reason why, for the holder's loss notification and the logs; 1 to
+     *               {@value LockClient#MAX_REASON_LENGTH} characters, no control characters
+     * @return the hold as it was when revoked, or empty if no such hold is held (already released,
+     *         expired or revoked: nothing changed)
+     * @throws NullPointerException          if an argument is null
+     * @throws IllegalArgumentException      if {@code holdId} or {@code reason} is blank, too long or has
+     *                                       control characters
+     * @throws UnsupportedOperationException if the backend does not declare {@link Feature#REVOCATION}
+     * @throws IllegalStateException         if the client is closed
+     * @throws BackendUnavailableException   if the server did not answer: the revoke may or may not have
+     *                                       happened; {@link #holders()} tells, and a repeated revoke is harmless
+     * @throws AccessDeniedException         if this client's principal may not revoke
+     */
+    Optional<LockInfo> revoke(String holdId, String reason);
 }

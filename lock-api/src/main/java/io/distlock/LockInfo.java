@@ -9,7 +9,10 @@ import java.util.OptionalLong;
 
 /**
  * Who holds a lock, as the backend's server showed it at one moment ({@link LockClient#inspect},
- * {@link LockClient#holders}, {@link LockClient#revoke}). Immutable.
+ * {@link LockClient#holders}, {@link LockClient#revoke}) — or one hold of a read-write lock or a
+ * semaphore ({@link DistributedReadWriteLock#holders}, {@link DistributedSemaphore#holders}): a
+ * reader, the writer, a permit, each with its {@link #kind()} and the {@link #holdId()} that names it
+ * among the others for a revoke. Immutable.
  *
  * <p>What it shows is already old when it arrives: the holder may have released the lock, or lost
  * it, since. It is for people and tools to look at, never a basis for deciding who may write: that
@@ -27,7 +30,22 @@ public final class LockInfo {
         HOLDER
     }
 
+    /** What the holder holds. */
+    public enum Kind {
+        /** A lock ({@link LockClient#lock}): its one holder. */
+        LOCK,
+        /** A share of a read-write lock's read side. */
+        READ,
+        /** A read-write lock's write side. */
+        WRITE,
+        /** One of a semaphore's permits. */
+        PERMIT
+    }
+
     private final String name;
+    private final Kind kind;
+    private final OptionalInt permits;
+    private final String holdId;
     private final String owner;
     private final OptionalLong fencingToken;
     private final Instant acquiredAt;
@@ -38,6 +56,9 @@ public final class LockInfo {
 
     private LockInfo(Builder b) {
         this.name = b.name;
+        this.kind = b.kind;
+        this.permits = b.permits;
+        this.holdId = b.holdId;
         this.owner = b.owner;
         this.fencingToken = b.fencingToken;
         this.acquiredAt = b.acquiredAt;
@@ -59,6 +80,26 @@ public final class LockInfo {
     /** @return the lock's name */
     public String name() {
         return name;
+    }
+
+    /** @return what is held: a lock, a reader's or the writer's hold, or a semaphore's permit */
+    public Kind kind() {
+        return kind;
+    }
+
+    /** @return for a {@link Kind#PERMIT}, the semaphore's permit count as its server stores it; otherwise empty */
+    public OptionalInt permits() {
+        return permits;
+    }
+
+    /**
+     * @return for a reader, a writer or a permit, what names this hold among its primitive's holders:
+     *         what {@link DistributedReadWriteLock#revoke} and {@link DistributedSemaphore#revoke} take
+     *         (a grant's number, a node's sequence, a key's revision; never the owner token). Empty
+     *         for a lock, which has one holder and is revoked by name
+     */
+    public Optional<String> holdId() {
+        return Optional.ofNullable(holdId);
     }
 
     /**
@@ -105,7 +146,8 @@ public final class LockInfo {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LockInfo other && name.equals(other.name) && Objects.equals(owner, other.owner)
+        return o instanceof LockInfo other && name.equals(other.name) && kind == other.kind && permits.equals(other.permits)
+                && Objects.equals(holdId, other.holdId) && Objects.equals(owner, other.owner)
                 && fencingToken.equals(other.fencingToken) && Objects.equals(acquiredAt, other.acquiredAt)
                 && Objects.equals(acquiredClock(), other.acquiredClock()) && Objects.equals(remaining, other.remaining)
                 && waiters.equals(other.waiters) && detail.equals(other.detail);
@@ -113,12 +155,16 @@ public final class LockInfo {
 
     @Override
     public int hashCode() {
-        return Objects.hash(name, owner, fencingToken, acquiredAt, remaining, waiters, detail);
+        return Objects.hash(name, kind, permits, holdId, owner, fencingToken, acquiredAt, remaining, waiters, detail);
     }
 
     @Override
     public String toString() {
         StringBuilder s = new StringBuilder("LockInfo['").append(name).append("'");
+        if (kind != Kind.LOCK) {
+            s.append(", ").append(kind.name().toLowerCase(java.util.Locale.ROOT)).append(' ').append(holdId);
+            permits.ifPresent(p -> s.append(" of ").append(p).append(p == 1 ? " permit" : " permits"));
+        }
         s.append(", owner ").append(owner == null ? "(none)" : "'" + owner + "'");
         fencingToken.ifPresent(t -> s.append(", token ").append(t));
         if (acquiredAt != null) {
@@ -135,6 +181,9 @@ public final class LockInfo {
     /** Builds a {@link LockInfo}; for backends. Every setter validates its argument at once. */
     public static final class Builder {
         private final String name;
+        private Kind kind = Kind.LOCK;
+        private OptionalInt permits = OptionalInt.empty();
+        private String holdId;
         private String owner;
         private OptionalLong fencingToken = OptionalLong.empty();
         private Instant acquiredAt;
@@ -145,6 +194,42 @@ public final class LockInfo {
 
         private Builder(String name) {
             this.name = Objects.requireNonNull(name, "name");
+        }
+
+        /**
+         * A reader, the writer or a permit rather than a lock's holder (the default).
+         *
+         * @param kind   what is held: {@link Kind#READ}, {@link Kind#WRITE} or {@link Kind#PERMIT}
+         * @param holdId what names the hold among its primitive's holders; never the owner token
+         * @return this builder
+         * @throws NullPointerException     if either is null
+         * @throws IllegalArgumentException if {@code kind} is {@link Kind#LOCK} or {@code holdId} is blank
+         */
+        public Builder hold(Kind kind, String holdId) {
+            Objects.requireNonNull(kind, "kind");
+            Objects.requireNonNull(holdId, "holdId");
+            if (kind == Kind.LOCK) {
+                throw new IllegalArgumentException("a lock has one holder and no hold id");
+            }
+            if (holdId.isBlank()) {
+                throw new IllegalArgumentException("holdId must not be blank");
+            }
+            this.kind = kind;
+            this.holdId = holdId;
+            return this;
+        }
+
+        /**
+         * @param permits a permit's semaphore count, as the server stores it
+         * @return this builder
+         * @throws IllegalArgumentException if not positive
+         */
+        public Builder permits(int permits) {
+            if (permits <= 0) {
+                throw new IllegalArgumentException("permits must be positive, was " + permits);
+            }
+            this.permits = OptionalInt.of(permits);
+            return this;
         }
 
         /**
@@ -210,8 +295,14 @@ public final class LockInfo {
             return this;
         }
 
-        /** @return the lock info */
+        /**
+         * @return the lock info
+         * @throws IllegalStateException if a permit count was given for a hold that is not a permit
+         */
         public LockInfo build() {
+            if (permits.isPresent() && kind != Kind.PERMIT) {
+                throw new IllegalStateException("a permit count belongs to a semaphore's permit, not to a " + kind);
+            }
             return new LockInfo(this);
         }
     }

@@ -97,7 +97,7 @@ final class EngineClient implements LockClient, DriverContext {
         Arguments.name(name);
         state.checkOpen();
         state.require(Feature.READ_WRITE, "LockClient.readWriteLock");
-        return new EngineReadWriteLock(name, new EngineLock(parts, name, Hold.READ), new EngineLock(parts, name, Hold.WRITE));
+        return new EngineReadWriteLock(name, new EngineLock(parts, name, Hold.READ), new EngineLock(parts, name, Hold.WRITE), inspection);
     }
 
     @Override
@@ -106,7 +106,7 @@ final class EngineClient implements LockClient, DriverContext {
         Arguments.permits(permits);
         state.checkOpen();
         state.require(Feature.SEMAPHORE, "LockClient.semaphore");
-        return new EngineSemaphore(new EngineLock(parts, name, Hold.permit(permits)), permits);
+        return new EngineSemaphore(new EngineLock(parts, name, Hold.permit(permits)), permits, inspection);
     }
 
     @Override

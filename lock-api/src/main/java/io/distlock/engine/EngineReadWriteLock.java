@@ -2,6 +2,11 @@ package io.distlock.engine;
 
 import io.distlock.DistributedLock;
 import io.distlock.DistributedReadWriteLock;
+import io.distlock.Feature;
+import io.distlock.LockInfo;
+
+import java.util.List;
+import java.util.Optional;
 
 /**
  * The engine's {@link DistributedReadWriteLock}: two {@link EngineLock}s on one name, one asking the
@@ -14,11 +19,13 @@ final class EngineReadWriteLock implements DistributedReadWriteLock {
     private final String name;
     private final EngineLock read;
     private final EngineLock write;
+    private final Inspection inspection;
 
-    EngineReadWriteLock(String name, EngineLock read, EngineLock write) {
+    EngineReadWriteLock(String name, EngineLock read, EngineLock write, Inspection inspection) {
         this.name = name;
         this.read = read;
         this.write = write;
+        this.inspection = inspection;
     }
 
     @Override
@@ -34,6 +41,16 @@ final class EngineReadWriteLock implements DistributedReadWriteLock {
     @Override
     public DistributedLock writeLock() {
         return write;
+    }
+
+    @Override
+    public List<LockInfo> holders() {
+        return inspection.holds(name, Feature.READ_WRITE);
+    }
+
+    @Override
+    public Optional<LockInfo> revoke(String holdId, String reason) {
+        return inspection.revokeHold(name, Feature.READ_WRITE, holdId, reason);
     }
 
     @Override

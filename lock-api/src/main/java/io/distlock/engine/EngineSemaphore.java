@@ -1,9 +1,12 @@
 package io.distlock.engine;
 
 import io.distlock.DistributedSemaphore;
+import io.distlock.Feature;
+import io.distlock.LockInfo;
 import io.distlock.Lease;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -15,10 +18,12 @@ final class EngineSemaphore implements DistributedSemaphore {
 
     private final EngineLock permit;
     private final int permits;
+    private final Inspection inspection;
 
-    EngineSemaphore(EngineLock permit, int permits) {
+    EngineSemaphore(EngineLock permit, int permits, Inspection inspection) {
         this.permit = permit;
         this.permits = permits;
+        this.inspection = inspection;
     }
 
     @Override
@@ -44,6 +49,16 @@ final class EngineSemaphore implements DistributedSemaphore {
     @Override
     public Lease acquire(Duration leaseTime) throws InterruptedException {
         return permit.acquire(leaseTime);
+    }
+
+    @Override
+    public List<LockInfo> holders() {
+        return inspection.holds(permit.name(), Feature.SEMAPHORE);
+    }
+
+    @Override
+    public Optional<LockInfo> revoke(String holdId, String reason) {
+        return inspection.revokeHold(permit.name(), Feature.SEMAPHORE, holdId, reason);
     }
 
     @Override

@@ -67,4 +67,34 @@ final class Inspection {
         });
         return revoked.map(Revoked::holder);
     }
+
+    /** The holds of a read-write lock or a semaphore ({@link io.distlock.DistributedReadWriteLock#holders}). */
+    List<LockInfo> holds(String name, Feature primitive) {
+        state.checkOpen();
+        state.require(Feature.INSPECTION, "holders");
+        List<LockInfo> found = calls.call("list the holds of " + what(name, primitive), () -> calls.driver().holds(name, primitive));
+        return List.copyOf(found);
+    }
+
+    /** Takes one hold of a read-write lock or a semaphore back ({@link io.distlock.DistributedSemaphore#revoke}). */
+    Optional<LockInfo> revokeHold(String name, Feature primitive, String holdId, String reason) {
+        Arguments.text(holdId, "hold id", LockClient.MAX_NAME_LENGTH);
+        Arguments.text(reason, "revocation reason", LockClient.MAX_REASON_LENGTH);
+        state.checkOpen();
+        state.require(Feature.REVOCATION, "revoke");
+        long start = state.nanoTime();
+        String what = what(name, primitive) + "'s hold " + holdId;
+        Optional<Revoked> revoked = calls.call("revoke " + what, () -> calls.driver().revokeHold(name, primitive, holdId, reason));
+        revoked.ifPresent(r -> {
+            leases.revoked(r.ownerToken(), reason); // this client's own hold, if it was the one revoked
+            events.revoked(name, state.nanoTime() - start, null, reason);
+            EngineClient.LOG.log(System.Logger.Level.INFO, "revoked {0} on {1}: {2}; reason: {3}", what, state.endpoint(), r.holder(),
+                    reason);
+        });
+        return revoked.map(Revoked::holder);
+    }
+
+    private static String what(String name, Feature primitive) {
+        return (primitive == Feature.SEMAPHORE ? "semaphore '" : "read-write lock '") + name + "'";
+    }
 }

@@ -297,6 +297,48 @@ public interface LockDriver extends AutoCloseable {
     }
 
     /**
+     * Reads every hold of a read-write lock ({@link io.distlock.Feature#READ_WRITE}: its readers
+     * and its writer) or of a semaphore ({@link io.distlock.Feature#SEMAPHORE}: its permits) on
+     * {@code name}, in a bounded number of round trips, without taking, extending or waiting. Each
+     * {@link LockInfo} has its {@link LockInfo.Builder#hold kind and hold id} (an id of the server's
+     * own that tells the holds apart and that {@link #revokeHold} finds again: never the owner token)
+     * and, for a permit, the count the server stores. Called only for a backend that declares
+     * {@link io.distlock.Feature#INSPECTION} and the primitive's feature; the engine has validated the
+     * name. The default refuses.
+     *
+     * @param name      the primitive's name
+     * @param primitive {@link io.distlock.Feature#READ_WRITE} or {@link io.distlock.Feature#SEMAPHORE}
+     * @return the holds, oldest grant first; empty if none is held on the server
+     * @throws BackendUnavailableException if no answer came
+     * @throws UnsupportedOperationException by default
+     */
+    default List<LockInfo> holds(String name, io.distlock.Feature primitive) {
+        throw new UnsupportedOperationException("this driver does not inspect a " + primitive);
+    }
+
+    /**
+     * Takes one hold of a read-write lock or a semaphore back from its holder, as {@link #revoke}
+     * takes a lock: atomically on the server, it ends that hold only (the primitive's other holds
+     * stay), every later grant's token is above the revoked one's, and the holder's client is left
+     * what it needs to learn it was revoked, with {@code reason} ({@link DriverContext#leaseRevoked}
+     * or {@link ExtendOutcome#revoked}, never silently). Idempotent in effect. Called only for a
+     * backend that declares {@link io.distlock.Feature#REVOCATION} and the primitive's feature; the
+     * engine has validated the arguments. The default refuses.
+     *
+     * @param name      the primitive's name
+     * @param primitive {@link io.distlock.Feature#READ_WRITE} or {@link io.distlock.Feature#SEMAPHORE}
+     * @param holdId    a {@link LockInfo#holdId()} that {@link #holds} reported
+     * @param reason    the operator's reason
+     * @return what was revoked, or empty if no such hold is held (nothing changed)
+     * @throws BackendUnavailableException if no answer came (the revoke may or may not have happened)
+     * @throws io.distlock.AccessDeniedException if the principal may not revoke
+     * @throws UnsupportedOperationException by default
+     */
+    default Optional<Revoked> revokeHold(String name, io.distlock.Feature primitive, String holdId, String reason) {
+        throw new UnsupportedOperationException("this driver does not revoke a " + primitive);
+    }
+
+    /**
      * Closes connections. The engine has made one last attempt at everything still to be removed
      * before calling this, bounded by the operation timeout; {@code LockClient.close()} promises to
      * return within the operation timeout + 1 s, so this must return within one second whatever the

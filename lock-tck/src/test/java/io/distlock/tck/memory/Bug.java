@@ -197,7 +197,19 @@ enum Bug {
             fails("9.2", "a reader and a writer")),
     /** A waiting writer holds back no reader: readers that keep arriving starve it. */
     WRITER_STARVATION("writer-starvation", Shape.ONE_LINK,
-            fails("9.3", "starved"));
+            fails("9.3", "starved")),
+    /**
+     * The holds of a semaphore or a read-write lock are read as a lock's holder is: only the first is
+     * shown, so an operator never sees the others (nor can revoke them).
+     */
+    ONE_HOLD_SHOWN("one-hold-shown", Shape.ONE_LINK,
+            fails("9.9", "listed 1 of")),
+    /**
+     * A revoke tells the permit's holder and moves the fence, but leaves the permit counted on the
+     * server until its lease runs out: taken back from its holder, given to nobody.
+     */
+    REVOKED_PERMIT_KEPT("revoked-permit-kept", Shape.ONE_LINK,
+            fails("9.10", "not free again"));
 
     /** The scheme of {@link MemoryBackend.Broken}, which serves every variant of a server or driver defect. */
     static final String BROKEN_SCHEME = "broken";

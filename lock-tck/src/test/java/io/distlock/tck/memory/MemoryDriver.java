@@ -392,13 +392,46 @@ final class MemoryDriver implements LockDriver {
                 .map(holder -> new Revoked(info(holder), holder.owner()));
     }
 
-    /** What the server showed, as the contract shows it: never the owner token. */
+    @Override
+    public List<LockInfo> holds(String name, io.distlock.Feature primitive) {
+        server.authorize(principal, name, endpoint);
+        String key = spaceOf(primitive) + name;
+        List<LockInfo> holds = call("list the holds of " + key, () -> server.holdsOf(key)).stream().map(this::info).toList();
+        return bug == Bug.ONE_HOLD_SHOWN && holds.size() > 1 ? holds.subList(0, 1) : holds; // the defect: a lock's one holder
+    }
+
+    @Override
+    public Optional<Revoked> revokeHold(String name, io.distlock.Feature primitive, String holdId, String reason) {
+        server.authorize(principal, name, endpoint);
+        long fence;
+        try {
+            fence = Long.parseLong(holdId);
+        } catch (NumberFormatException notOurs) {
+            return Optional.empty(); // no hold of this server has such an id
+        }
+        String key = spaceOf(primitive) + name;
+        return Optional.ofNullable(call("revoke " + key + " hold " + holdId, () -> server.revokeHold(key, fence, reason)))
+                .map(holder -> new Revoked(info(holder), holder.owner()));
+    }
+
+    private static String spaceOf(io.distlock.Feature primitive) {
+        return primitive == io.distlock.Feature.SEMAPHORE ? SEMAPHORE_SPACE : READ_WRITE_SPACE;
+    }
+
+    /** What the server showed, as the contract shows it: never the owner token. A hold's id is its grant's number. */
     private LockInfo info(MemoryServer.Holder holder) {
-        LockInfo.Builder info = LockInfo.builder(holder.name()).owner(holder.description())
+        LockInfo.Builder info = LockInfo.builder(nameOf(holder.name())).owner(holder.description())
                 .acquiredAt(java.time.Instant.ofEpochMilli(holder.grantedAtMillis()), LockInfo.Clock.SERVER)
-                .waiters(holder.waiters()).detail("memory queue of '" + holder.name() + "' at " + endpoint);
+                .waiters(holder.waiters()).detail("memory queue of '" + nameOf(holder.name()) + "'"
+                        + (isLock(holder.name()) ? "" : " (" + holder.hold().describe() + ")") + " at " + endpoint);
         if (fencing) {
             info.fencingToken(holder.fence());
+        }
+        switch (holder.hold().kind()) {
+            case READ -> info.hold(LockInfo.Kind.READ, Long.toString(holder.fence()));
+            case WRITE -> info.hold(LockInfo.Kind.WRITE, Long.toString(holder.fence()));
+            case PERMIT -> info.hold(LockInfo.Kind.PERMIT, Long.toString(holder.fence())).permits(holder.hold().permits());
+            default -> { }
         }
         if (holder.remainingNanos() >= 0 && !sessionStore) {
             info.remaining(Duration.ofNanos(holder.remainingNanos()));

@@ -47,7 +47,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link BackendUnavailableException}) or {@code <id> failed <message>}. The gateway also sends
  * what the server tells a driver by itself: {@code ! changed <watch id>}, {@code ! revoked <owner> [<reason>]}
  * (with the reason when an operator revoked it), {@code ! sessionEnded <session>}. A holder travels as its
- * seven fields, or {@code -} for none.
+ * nine fields, or {@code -} for none.
  * Requests are answered concurrently, each on a thread of its own.
  */
 final class MemoryGateway {
@@ -186,6 +186,14 @@ final class MemoryGateway {
                         yield all.toString();
                     }
                     case "revoke" -> holder(server.revoke(decode(request[2]), decode(request[3])));
+                    case "holdsOf" -> {
+                        StringBuilder all = new StringBuilder();
+                        for (MemoryServer.Holder holder : server.holdsOf(decode(request[2]))) {
+                            all.append(all.isEmpty() ? "" : " ").append(encode(holder(holder)));
+                        }
+                        yield all.toString();
+                    }
+                    case "revokeHold" -> holder(server.revokeHold(decode(request[2]), Long.parseLong(request[3]), decode(request[4])));
                     case "revocation" -> {
                         String reason = server.revocation(decode(request[2]));
                         yield reason == null ? "-" : encode(reason);
@@ -224,7 +232,7 @@ final class MemoryGateway {
         private static String holder(MemoryServer.Holder h) {
             return h == null ? "-" : String.join(" ", encode(h.name()), encode(h.owner()), encode(h.description()),
                     Long.toString(h.fence()), Long.toString(h.grantedAtMillis()), Long.toString(h.remainingNanos()),
-                    Integer.toString(h.waiters()));
+                    Integer.toString(h.waiters()), h.hold().kind().name(), Integer.toString(h.hold().permits()));
         }
 
         private void send(String line) {
@@ -347,8 +355,22 @@ final class MemoryGateway {
 
         @Override
         public java.util.List<MemoryServer.Holder> holders(String prefix, int limit) {
+            return holderList(call("holders", encode(prefix), Integer.toString(limit)));
+        }
+
+        @Override
+        public java.util.List<MemoryServer.Holder> holdsOf(String key) {
+            return holderList(call("holdsOf", encode(key)));
+        }
+
+        @Override
+        public MemoryServer.Holder revokeHold(String key, long fence, String reason) {
+            return holder(call("revokeHold", encode(key), Long.toString(fence), encode(reason)), 0);
+        }
+
+        private static java.util.List<MemoryServer.Holder> holderList(String[] encoded) {
             java.util.List<MemoryServer.Holder> all = new java.util.ArrayList<>();
-            for (String one : call("holders", encode(prefix), Integer.toString(limit))) {
+            for (String one : encoded) {
                 if (!one.isEmpty()) {
                     all.add(holder(decode(one).split(" ", -1), 0));
                 }
@@ -373,7 +395,7 @@ final class MemoryGateway {
             }
             return new MemoryServer.Holder(decode(fields[from]), decode(fields[from + 1]), decode(fields[from + 2]),
                     Long.parseLong(fields[from + 3]), Long.parseLong(fields[from + 4]), Long.parseLong(fields[from + 5]),
-                    Integer.parseInt(fields[from + 6]));
+                    Integer.parseInt(fields[from + 6]), new Hold(Hold.Kind.valueOf(fields[from + 7]), Integer.parseInt(fields[from + 8])));
         }
 
         @Override

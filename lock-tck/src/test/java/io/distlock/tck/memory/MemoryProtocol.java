@@ -59,6 +59,12 @@ interface MemoryProtocol {
     /** See {@link MemoryServer#revoke(String, String)}. */
     MemoryServer.Holder revoke(String name, String reason);
 
+    /** See {@link MemoryServer#holdsOf}. */
+    List<MemoryServer.Holder> holdsOf(String key);
+
+    /** See {@link MemoryServer#revokeHold}. */
+    MemoryServer.Holder revokeHold(String key, long fence, String reason);
+
     /** See {@link MemoryServer#revocation}. */
     String revocation(String owner);
 
@@ -149,6 +155,16 @@ interface MemoryProtocol {
             @Override
             public MemoryServer.Holder revoke(String name, String reason) {
                 return server.revoke(name, reason);
+            }
+
+            @Override
+            public List<MemoryServer.Holder> holdsOf(String key) {
+                return server.holdsOf(key);
+            }
+
+            @Override
+            public MemoryServer.Holder revokeHold(String key, long fence, String reason) {
+                return server.revokeHold(key, fence, reason);
             }
 
             @Override

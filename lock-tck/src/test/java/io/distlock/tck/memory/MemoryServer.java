@@ -89,7 +89,7 @@ final class MemoryServer {
      *                       expires one (a session store's, whose holder's client ends it)
      */
     record Holder(String name, String owner, String description, long fence, long grantedAtMillis, long remainingNanos,
-                  int waiters) {
+                  int waiters, Hold hold) {
     }
 
     /** A grant or a busy answer, as the server gives it. */
@@ -435,9 +435,68 @@ final class MemoryServer {
         if (head == null || !head.granted) {
             return bug == Bug.STALE_INSPECTION ? lastShown.get(name) : null;
         }
-        Holder holder = new Holder(name, head.owner, head.description, head.fence, head.grantedAtMillis,
-                bug == Bug.NO_EXPIRY ? -1 : Math.max(0, head.expiresAt - now), queues.get(name).size() - 1);
+        Holder holder = holder(name, head, now);
         lastShown.put(name, holder);
+        return holder;
+    }
+
+    private Holder holder(String name, Entry entry, long now) {
+        long waiting = queues.get(name).stream().filter(e -> !e.granted).count();
+        return new Holder(name, entry.owner, entry.description, entry.fence, entry.grantedAtMillis,
+                bug == Bug.NO_EXPIRY ? -1 : Math.max(0, entry.expiresAt - now), (int) waiting, entry.hold);
+    }
+
+    /**
+     * What an inspector sees of a read-write lock's or a semaphore's queue {@code key}: every granted
+     * entry, in line order (which is grant order).
+     */
+    synchronized List<Holder> holdsOf(String key) {
+        long now = System.nanoTime();
+        settle(key, now);
+        Deque<Entry> queue = queues.get(key);
+        List<Holder> held = new ArrayList<>();
+        if (queue != null) {
+            for (Entry entry : queue) {
+                if (entry.granted) {
+                    held.add(holder(key, entry, now));
+                }
+            }
+        }
+        return held;
+    }
+
+    /**
+     * An operator takes one hold of queue {@code key} back — the one granted with fence {@code fence}
+     * (a hold's id): as {@link #revoke(String, String)} does for a lock's holder, its grant ends,
+     * the fencing counter moves past it, the reason is kept for its next extension, its driver is
+     * told, and waiters are woken; the other holds stay.
+     *
+     * @return the hold revoked, or null if no such hold is held (nothing changed)
+     */
+    Holder revokeHold(String key, long fence, String reason) {
+        Holder holder;
+        synchronized (this) {
+            long now = System.nanoTime();
+            settle(key, now);
+            Deque<Entry> queue = queues.get(key);
+            Entry found = queue == null ? null
+                    : queue.stream().filter(e -> e.granted && e.fence == fence).findFirst().orElse(null);
+            if (found == null) {
+                return null;
+            }
+            holder = holder(key, found, now);
+            if (bug != Bug.REVOKED_PERMIT_KEPT) {
+                queue.remove(found); // the defect keeps the revoked permit counted: nobody may take it again
+            }
+            fenceCounter = Math.max(fenceCounter, found.fence) + 1;
+            revocations.put(found.owner, reason);
+            settle(key, now);
+        }
+        java.util.function.Consumer<String> listener = revocationListeners.remove(holder.owner());
+        if (listener != null) {
+            listener.accept(reason);
+        }
+        fire(key);
         return holder;
     }
 
