@@ -6,6 +6,7 @@ import io.distlock.LockClient;
 import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.EtcdCluster;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -30,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * processes would be): readers share, a writer excludes readers and writers, a waiting writer is
  * served while new readers keep arriving (write preference), a hold whose holder stops comes back,
  * tokens put a writer above everything granted before it, and the read-write lock "x" is neither
- * the lock "x" nor the semaphore "x", nor listed by {@code holders()}.
+ * the lock "x" nor the semaphore "x", nor listed by the client's {@code holders()}; the read-write
+ * lock's own {@code holders()} shows its readers or its writer, and {@code revoke(holdId)} takes one back.
  *
  * <p>The clients' session TTL is 30 s, so a keep-alive's look at the line comes every 10 s: a
  * waiter served within a second or two was woken by its watch.
@@ -40,6 +42,7 @@ class EtcdReadWriteLockTest {
     private static final Duration LEASE = Duration.ofSeconds(2);
     private static final Duration WAIT = Duration.ofSeconds(10);
     private static final Duration WOKEN = Duration.ofSeconds(3);
+    private static final TestEnvironment ENV = new TestEnvironment();
     private static EtcdCluster etcd;
 
     private final List<LockClient> clients = new ArrayList<>();
@@ -65,11 +68,31 @@ class EtcdReadWriteLockTest {
     }
 
     private LockClient client(String prefix, int sessionTtlSeconds) {
+        return client(prefix, sessionTtlSeconds, null);
+    }
+
+    private LockClient client(String prefix, String owner) {
+        return client(prefix, 30, owner);
+    }
+
+    private LockClient client(String prefix, int sessionTtlSeconds, String owner) {
         // Timeouts with room for a loaded machine (the defaults are 2 s); they cost nothing when answers come.
-        LockClient client = Locks.connect(java.net.URI.create(etcd.uri(prefix + "?sessionTtl=" + sessionTtlSeconds)),
-                LockOptions.builder().connectTimeout(Duration.ofSeconds(5)).operationTimeout(Duration.ofSeconds(5)).build());
+        LockOptions.Builder options = LockOptions.builder().connectTimeout(Duration.ofSeconds(5)).operationTimeout(Duration.ofSeconds(5));
+        if (owner != null) {
+            options.owner(owner);
+        }
+        LockClient client = Locks.connect(java.net.URI.create(etcd.uri(prefix + "?sessionTtl=" + sessionTtlSeconds)), options.build());
         clients.add(client);
         return client;
+    }
+
+    private static Optional<Lease> waitFor(io.distlock.DistributedLock side, Duration leaseTime) {
+        try {
+            return side.tryAcquire(leaseTime, WAIT);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     private static Optional<Lease> waitFor(io.distlock.DistributedLock side) {
@@ -156,6 +179,79 @@ class EtcdReadWriteLockTest {
         System.out.printf("[EtcdReadWriteLockTest] the writer waited %d ms behind readers that kept arriving%n", waitedMillis);
         // Starved, it would wait out its 10 s; served, it waits for the 60 ms holds ahead of it (seconds on a loaded machine).
         assertThat(Duration.ofMillis(waitedMillis)).as("served once the holds ahead of it ended").isLessThan(Duration.ofSeconds(6));
+    }
+
+    /**
+     * {@code holders()} shows the readers (READ, oldest first, a waiting writer counted but not
+     * shown), then the writer alone (WRITE); hold ids are the keys' create revisions. A revoke of one
+     * of two readers ends that one lease at once (its holder not renewing) and leaves the other
+     * valid and renewable, the waiting writer behind it; a revoke of the writer lets the waiting
+     * readers in at once, with tokens above its.
+     */
+    @Test
+    void holdersShowsReadersThenTheWriterAndARevokeTakesBackOneReaderOrTheWriter() throws Exception {
+        Duration lease = Duration.ofSeconds(30);
+        LockClient a = client("/rw-holds", "reader-a");
+        LockClient b = client("/rw-holds", "reader-b");
+        LockClient w = client("/rw-holds", "writer-w");
+        LockClient c = client("/rw-holds", "reader-c");
+        LockClient d = client("/rw-holds", "reader-d");
+        DistributedReadWriteLock doc = client("/rw-holds", "ops").readWriteLock("doc");
+        assertThat(doc.holders()).as("nothing held").isEmpty();
+
+        Lease readA = a.readWriteLock("doc").readLock().tryAcquire(lease).orElseThrow();
+        Lease readB = b.readWriteLock("doc").readLock().tryAcquire(lease).orElseThrow();
+        CompletableFuture<Optional<Lease>> writing = CompletableFuture.supplyAsync(() -> waitFor(w.readWriteLock("doc").writeLock(), lease));
+        Awaitility.await().atMost(WOKEN).until(() -> etcd.keys("/rw-holds/rwlocks/doc/write/").size() == 1);
+        List<LockInfo> readers = doc.holders();
+        assertThat(readers).extracting(LockInfo::kind).containsExactly(LockInfo.Kind.READ, LockInfo.Kind.READ);
+        assertThat(readers).extracting(LockInfo::fencingToken).containsExactly(readA.fencingToken(), readB.fencingToken());
+        assertThat(readers).extracting(LockInfo::owner).containsExactly(Optional.of("reader-a"), Optional.of("reader-b"));
+        assertThat(readers).allSatisfy(hold -> {
+            assertThat(hold.holdId()).contains(Long.toString(hold.fencingToken().orElseThrow()));
+            assertThat(hold.permits()).isEmpty();
+            assertThat(hold.waiters()).as("the waiting writer").hasValue(1);
+            assertThat(hold.detail()).startsWith("key /rw-holds/rwlocks/doc/read/");
+        });
+
+        CompletableFuture<Lease.LossReason> lostA = readA.lost().toCompletableFuture();
+        LockInfo revokedA = doc.revoke(readers.get(0).holdId().orElseThrow(), "reader stuck").orElseThrow();
+        assertThat(revokedA.fencingToken()).isEqualTo(readA.fencingToken());
+        assertThat(lostA.get(ENV.handOffTimeout().toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(readA.isValid()).isFalse();
+        assertThat(readA.extend(lease)).isFalse();
+        assertThat(readB.isValid()).isTrue();
+        assertThat(readB.extend(lease)).as("the other reader still holds").isTrue();
+        assertThat(writing).as("behind the other reader").isNotDone();
+        assertThat(doc.holders()).extracting(LockInfo::fencingToken).containsExactly(readB.fencingToken());
+        assertThat(doc.revoke(readers.get(0).holdId().orElseThrow(), "again")).as("a second revoke of the same hold").isEmpty();
+
+        readB.release();
+        Lease write = writing.get(WOKEN.toMillis(), TimeUnit.MILLISECONDS).orElseThrow();
+        CompletableFuture<Optional<Lease>> readingC = CompletableFuture.supplyAsync(() -> waitFor(c.readWriteLock("doc").readLock(), lease));
+        CompletableFuture<Optional<Lease>> readingD = CompletableFuture.supplyAsync(() -> waitFor(d.readWriteLock("doc").readLock(), lease));
+        Awaitility.await().atMost(WOKEN).until(() -> etcd.keys("/rw-holds/rwlocks/doc/read/").size() == 2);
+        List<LockInfo> writers = doc.holders();
+        assertThat(writers).as("the writer alone").hasSize(1);
+        LockInfo writer = writers.get(0);
+        assertThat(writer.kind()).isEqualTo(LockInfo.Kind.WRITE);
+        assertThat(writer.fencingToken()).isEqualTo(write.fencingToken());
+        assertThat(writer.owner()).contains("writer-w");
+        assertThat(writer.waiters()).as("the two readers behind it").hasValue(2);
+        assertThat(writer.detail()).startsWith("key /rw-holds/rwlocks/doc/write/");
+
+        CompletableFuture<Lease.LossReason> lostW = write.lost().toCompletableFuture();
+        assertThat(doc.revoke(writer.holdId().orElseThrow(), "writer stuck")).map(LockInfo::fencingToken).contains(write.fencingToken());
+        assertThat(lostW.get(ENV.handOffTimeout().toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        Lease readC = readingC.get(ENV.handOffTimeout().toMillis(), TimeUnit.MILLISECONDS).orElseThrow();
+        Lease readD = readingD.get(ENV.handOffTimeout().toMillis(), TimeUnit.MILLISECONDS).orElseThrow();
+        assertThat(write.isValid()).isFalse();
+        assertThat(write.extend(lease)).isFalse();
+        assertThat(readC.fencingToken().orElseThrow()).isGreaterThan(write.fencingToken().orElseThrow());
+        assertThat(readD.fencingToken().orElseThrow()).isGreaterThan(write.fencingToken().orElseThrow());
+        assertThat(doc.holders()).extracting(LockInfo::kind).containsExactly(LockInfo.Kind.READ, LockInfo.Kind.READ);
+        assertThat(doc.revoke("not-a-revision", "nothing")).isEmpty();
+        assertThat(readC.isValid() && readD.isValid()).isTrue();
     }
 
     /** A hold that is neither released nor renewed ends with its lease (the engine deletes its key). */

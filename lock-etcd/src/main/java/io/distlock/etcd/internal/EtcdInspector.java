@@ -2,6 +2,8 @@ package io.distlock.etcd.internal;
 
 import io.distlock.AccessDeniedException;
 import io.distlock.BackendUnavailableException;
+import io.distlock.Feature;
+import io.distlock.LockClient;
 import io.distlock.LockInfo;
 import io.distlock.spi.Revoked;
 import io.etcd.jetcd.ByteSequence;
@@ -51,6 +53,8 @@ final class EtcdInspector {
     private static final int ROUNDS = 5;
     /** Keys per page of {@link #holders}. */
     private static final int PAGE = 1000;
+    /** The ids of hold revokes ({@link #revokeHold}): a resent revoke knows its own record by it. */
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
     private final EtcdSession session;
     private final String prefix;
@@ -74,14 +78,7 @@ final class EtcdInspector {
                     .fencingToken(kv.getCreateRevision())
                     .waiters((int) Math.max(0, inLine - 1))
                     .detail("key " + kv.getKey().toString(StandardCharsets.UTF_8) + ", session lease 0x" + Long.toHexString(kv.getLease()));
-            String at = EtcdValues.field(value, "at");
-            if (at != null) {
-                try {
-                    b.acquiredAt(Instant.ofEpochMilli(Long.parseLong(at)), LockInfo.Clock.HOLDER);
-                } catch (NumberFormatException e) {
-                    // not a time distlock wrote: shown as unknown
-                }
-            }
+            acquiredAt(b, value);
             return b.build();
         }
 
@@ -210,6 +207,205 @@ final class EtcdInspector {
         }
         throw new BackendUnavailableException(session.endpointNames(), "the holder of '" + name + "' changed " + ROUNDS
                 + " times while etcd at " + session.endpoint() + " was asked to revoke it; ask again", null);
+    }
+
+    // ---- the holds of read-write locks and semaphores ---------------------------------------------
+
+    /**
+     * A read-write lock's or a semaphore's line as one read saw it: the keys that hold (oldest first)
+     * and how many wait behind them.
+     */
+    private record Shared(List<LockInfo.Kind> kinds, List<KeyValue> held, List<Integer> permits, int waiting) {
+    }
+
+    /**
+     * Every hold of the read-write lock or the semaphore {@code name}: one read-only transaction
+     * (one round trip) reads its line by create revision, and the holds are the keys the line's
+     * rule lets in ({@link EtcdSharedLines}) — the keys ahead of a key only ever go, so a key that
+     * the rule lets in holds until it is deleted, even before its client has looked.
+     *
+     * @return one per reader, writer or permit, oldest grant first; its hold id is the key's create
+     *         revision (as its fencing token), never the owner token its value carries
+     */
+    List<LockInfo> holds(String name, Feature primitive) {
+        Shared line = readShared(name, primitive);
+        List<LockInfo> holds = new ArrayList<>(line.held().size());
+        for (int i = 0; i < line.held().size(); i++) {
+            holds.add(holdInfo(name, line, i));
+        }
+        return holds;
+    }
+
+    /**
+     * The line's keys by create revision (at most {@link LockClient#MAX_PERMITS} of a semaphore: no
+     * count lets more in) and their number, in one read-only transaction; then who holds:
+     * <ul>
+     *   <li>read-write lock: the first key if it is a writer's, else every reader's key before the
+     *       first writer's;</li>
+     *   <li>semaphore: the first keys of the first key's permit count, at most that many, up to the
+     *       first key of another count (a key behind one of another count is refused, never let in).</li>
+     * </ul>
+     */
+    private Shared readShared(String name, Feature primitive) {
+        boolean semaphore = primitive == Feature.SEMAPHORE;
+        String dirText = semaphore ? EtcdKeys.semaphoreDir(prefix, name) : EtcdKeys.readWriteDir(prefix, name);
+        ByteSequence dir = EtcdSession.bytes(dirText);
+        GetOption.Builder line = GetOption.builder().isPrefix(true).withSortField(GetOption.SortTarget.CREATE)
+                .withSortOrder(GetOption.SortOrder.ASCEND);
+        if (semaphore) {
+            line.withLimit(LockClient.MAX_PERMITS);
+        }
+        GetOption count = GetOption.builder().isPrefix(true).withCountOnly(true).build();
+        String what = "read the holds of the " + (semaphore ? "semaphore '" : "read-write lock '") + name + "'";
+        TxnResponse answer = session.call(() -> session.kv().txn().Then(Op.get(dir, line.build()), Op.get(dir, count)).commit(), what);
+        List<KeyValue> keys = answer.getGetResponses().get(0).getKvs();
+        long inLine = answer.getGetResponses().get(1).getCount();
+        List<LockInfo.Kind> kinds = new ArrayList<>();
+        List<KeyValue> held = new ArrayList<>();
+        List<Integer> permits = new ArrayList<>();
+        String readDir = EtcdKeys.readWriteDir(prefix, name) + "read/";
+        String writeDir = EtcdKeys.writeDir(prefix, name);
+        int stored = -1;
+        for (KeyValue kv : keys) {
+            String key = kv.getKey().toString(StandardCharsets.UTF_8);
+            if (semaphore) {
+                int asked = EtcdKeys.permitsOf(dirText, key);
+                if (stored == -1) {
+                    stored = asked;
+                }
+                if (asked <= 0 || asked != stored || held.size() == stored) {
+                    break;
+                }
+                kinds.add(LockInfo.Kind.PERMIT);
+                permits.add(asked);
+            } else if (key.startsWith(writeDir)) {
+                if (held.isEmpty()) {
+                    kinds.add(LockInfo.Kind.WRITE); // first in line: the writer holds, alone
+                    permits.add(0);
+                    held.add(kv);
+                }
+                break;
+            } else if (key.startsWith(readDir)) {
+                kinds.add(LockInfo.Kind.READ);
+                permits.add(0);
+            } else {
+                break; // no key this backend writes: nothing behind it is shown as held
+            }
+            held.add(kv);
+        }
+        return new Shared(kinds, held, permits, (int) Math.max(0, inLine - held.size()));
+    }
+
+    /** What the {@code i}th hold of {@code line} shows: never its owner token. */
+    private static LockInfo holdInfo(String name, Shared line, int i) {
+        KeyValue kv = line.held().get(i);
+        byte[] value = kv.getValue().getBytes();
+        long revision = kv.getCreateRevision();
+        LockInfo.Builder b = LockInfo.builder(name)
+                .hold(line.kinds().get(i), Long.toString(revision))
+                .owner(EtcdValues.field(value, "owner"))
+                .fencingToken(revision)
+                .waiters(line.waiting())
+                .detail("key " + kv.getKey().toString(StandardCharsets.UTF_8) + ", create revision " + revision
+                        + ", session lease 0x" + Long.toHexString(kv.getLease()));
+        if (line.kinds().get(i) == LockInfo.Kind.PERMIT) {
+            b.permits(line.permits().get(i));
+        }
+        acquiredAt(b, value);
+        return b.build();
+    }
+
+    /**
+     * Takes one hold of a read-write lock or a semaphore back: reads the line (as {@link #holds}),
+     * finds the hold whose key has the create revision {@code holdId}, and in one transaction, if
+     * that key still has that create revision, deletes it and puts the record
+     * {@code <prefix>/revoked/<owner token>}, as {@link #revoke} does for a lock: the holder's
+     * client learns it by its watch on the records, or at its next renewal. A release (or another
+     * revoke) that came first makes the transaction's {@code If} fail: nothing changed, and this
+     * answers "not held". A create revision is never used twice, so the transaction deletes that
+     * hold or nothing. The record carries a random id of this revoke, so that a copy of this
+     * transaction resent past a member that did not answer tells its own landed first copy (the
+     * record is ours: revoked) from another operator's revoke of the same hold (not ours: empty).
+     *
+     * @return what was revoked, or empty if {@code holdId} is no create revision, or no key of the
+     *         line that holds has it
+     */
+    Optional<Revoked> revokeHold(String name, Feature primitive, String holdId, String reason) {
+        long revision = revisionOf(holdId);
+        if (revision <= 0) {
+            return Optional.empty();
+        }
+        Shared line = readShared(name, primitive);
+        int found = -1;
+        for (int i = 0; i < line.held().size(); i++) {
+            if (line.held().get(i).getCreateRevision() == revision) {
+                found = i;
+            }
+        }
+        if (found < 0) {
+            return Optional.empty();
+        }
+        KeyValue kv = line.held().get(found);
+        String token = EtcdValues.ownerToken(kv.getValue().getBytes());
+        ByteSequence key = kv.getKey();
+        ByteSequence record = EtcdSession.bytes(EtcdKeys.record(prefix, token));
+        ByteSequence value = ByteSequence.from(EtcdValues.record(reason, owner, Long.toHexString(RANDOM.nextLong())));
+        String what = "revoke the " + (primitive == Feature.SEMAPHORE ? "semaphore '" : "read-write lock '") + name
+                + "'s hold " + holdId;
+        for (int round = 0; round < 2; round++) {
+            long lease = recordsLease();
+            TxnResponse answer;
+            try {
+                answer = session.call(() -> session.kv().txn()
+                        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                        .Then(Op.delete(key, DeleteOption.DEFAULT), Op.put(record, value, PutOption.builder().withLeaseId(lease).build()))
+                        .Else(Op.get(record, GetOption.DEFAULT))
+                        .commit(), what);
+            } catch (EtcdSession.SessionGone e) {
+                // The records lease is gone (revoked by someone, or this client was paused past it):
+                // nothing was written; once more with a new one.
+                forgetRecordsLease(lease);
+                continue;
+            } catch (AccessDeniedException e) {
+                String dir = primitive == Feature.SEMAPHORE ? prefix + "/semaphores/" : prefix + "/rwlocks/";
+                throw new AccessDeniedException(session.endpointNames(), "etcd at " + session.endpoint() + " refused to " + what
+                        + " for " + session.who() + ": permission denied; an operator needs readwrite on " + dir
+                        + " and write on " + EtcdKeys.revokedDir(prefix)
+                        + " (see the lock-etcd README, 'Inspection and revocation')", null);
+            }
+            List<KeyValue> kept = answer.isSucceeded() ? List.of() : answer.getGetResponses().get(0).getKvs();
+            if (answer.isSucceeded() || (!kept.isEmpty() && kept.get(0).getValue().equals(value))) {
+                return Optional.of(new Revoked(holdInfo(name, line, found), token));
+            }
+            return Optional.empty(); // released, ended or revoked by another before the transaction
+        }
+        throw new BackendUnavailableException(session.endpointNames(), "etcd at " + session.endpoint()
+                + " twice refused the lease of the revocation record while asked to " + what + "; ask again", null);
+    }
+
+    /** @return the create revision a hold id names, or 0 if it is not one as {@link #holds} writes it (a positive decimal) */
+    private static long revisionOf(String holdId) {
+        if (holdId.isEmpty() || holdId.length() > 19 || holdId.charAt(0) == '0'
+                || !holdId.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return 0;
+        }
+        try {
+            return Long.parseLong(holdId);
+        } catch (NumberFormatException e) {
+            return 0; // above Long.MAX_VALUE
+        }
+    }
+
+    /** Sets the holder's clock when it wrote the key, if the value keeps one distlock wrote. */
+    private static void acquiredAt(LockInfo.Builder b, byte[] value) {
+        String at = EtcdValues.field(value, "at");
+        if (at != null) {
+            try {
+                b.acquiredAt(Instant.ofEpochMilli(Long.parseLong(at)), LockInfo.Clock.HOLDER);
+            } catch (NumberFormatException e) {
+                // not a time distlock wrote: shown as unknown
+            }
+        }
     }
 
     /** @return a lease for records with at least half its life left, granted if need be */

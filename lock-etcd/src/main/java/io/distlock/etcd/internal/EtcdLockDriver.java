@@ -275,6 +275,18 @@ public final class EtcdLockDriver implements LockDriver {
                 line.stopWatching();
                 Grant grant = new Grant(request, OptionalLong.of(line.createRevision), line, line.leaseId);
                 grants.put(request.ownerToken(), grant);
+                if (line.revokedBefore != null) {
+                    // An operator revoked this hold (holds() shows a key as soon as the line's rule
+                    // lets it in) while this attempt was deciding: it is no lease. Join the line
+                    // again, as a lock's request does (see decide()).
+                    grants.remove(request.ownerToken());
+                    line.revokedBefore = null;
+                    line.createRevision = 0;
+                    return null;
+                }
+                // A reader's, writer's or permit's hold is revoked as a lock is: its record is put
+                // under revoked/, and this client's watch on the records tells it at once.
+                watchRevocations(line.createRevision);
                 return Attempt.granted(grant);
             case BUSY:
                 return Attempt.busy();
@@ -689,6 +701,26 @@ public final class EtcdLockDriver implements LockDriver {
     @Override
     public Optional<Revoked> revoke(String name, String reason) {
         return inspector.revoke(name, reason);
+    }
+
+    /**
+     * The readers and the writer of a read-write lock, or the permits of a semaphore, in one read of
+     * its line: each hold's id is its key's create revision (its fencing token too), never the
+     * owner token its value carries.
+     */
+    @Override
+    public List<LockInfo> holds(String name, io.distlock.Feature primitive) {
+        return inspector.holds(name, primitive);
+    }
+
+    /**
+     * One read of the line and one transaction guarded by the hold's create revision: the key goes
+     * and the record is put under {@code revoked/}, where a lock's revoke puts it (same rights, same
+     * watch and renewal path for the holder's client).
+     */
+    @Override
+    public Optional<Revoked> revokeHold(String name, io.distlock.Feature primitive, String holdId, String reason) {
+        return inspector.revokeHold(name, primitive, holdId, reason);
     }
 
     // ---- the session ---------------------------------------------------------------------------

@@ -16,7 +16,8 @@ import java.nio.charset.StandardCharsets;
  *       semaphore's permit {@code permits=<the count it was asked with>} (its key's path says it too:
  *       the value keeps it for whoever reads one key);</li>
  *   <li>a revocation record: {@code reason=<the operator's reason>}, {@code by=<the revoking
- *       client's owner description>}.</li>
+ *       client's owner description>}, and for a read-write lock's or a semaphore's hold
+ *       {@code revocation=<a random id of the revoke>} (a resent revoke knows its own record by it).</li>
  * </ul>
  *
  * <p>Clients of the previous layout wrote the owner token alone as a request key's value. Only the
@@ -39,6 +40,11 @@ final class EtcdValues {
         return (LAYOUT + "\nreason=" + reason + "\nby=" + revokedBy).getBytes(StandardCharsets.UTF_8);
     }
 
+    /** A hold's revocation record: as a lock's, and {@code revocation=<id>}, the revoke's own random id. */
+    static byte[] record(String reason, String revokedBy, String revocationId) {
+        return (LAYOUT + "\nreason=" + reason + "\nby=" + revokedBy + "\nrevocation=" + revocationId).getBytes(StandardCharsets.UTF_8);
+    }
+
     /** @return true if {@code value} is this layout */
     static boolean isLayout(byte[] value) {
         return value != null && new String(value, StandardCharsets.UTF_8).startsWith(LAYOUT + "\n");
@@ -46,7 +52,7 @@ final class EtcdValues {
 
     /**
      * @param value a key's value, possibly of the previous layout
-     * @param field {@code token}, {@code owner}, {@code at}, {@code permits}, {@code reason} or {@code by}
+     * @param field {@code token}, {@code owner}, {@code at}, {@code permits}, {@code reason}, {@code by} or {@code revocation}
      * @return the field, or null if the value is not this layout or lacks it
      */
     static String field(byte[] value, String field) {
