@@ -11,6 +11,7 @@ import io.distlock.etcd.internal.EtcdLockDriver;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
+import io.distlock.spi.Hold;
 import io.distlock.spi.LockRequest;
 import io.distlock.tck.TestEnvironment;
 import io.distlock.tck.fixtures.EtcdCluster;
@@ -43,7 +44,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * value, what {@code inspect} and {@code holders} show while a lock is held, after its release and
  * after its lease ended, a revoke of another client's lease (its {@code lost()}, its listener, its
  * extension, the waiter's higher token, the record and its lease), a revoke of a free lock, a revoke
- * racing a release, a holder cut off while revoked, and a key of the previous layout. The rights are
+ * racing a release, a holder cut off while revoked, and a key of the previous layout; at the SPI, the
+ * revoked holds of read-write locks and semaphores told by the watch and by renewals, and their
+ * revokes racing releases. The rights are
  * {@link EtcdRevocationRightsTest}'s.
  */
 class EtcdInspectionTest {
@@ -381,6 +384,112 @@ class EtcdInspectionTest {
         assertThat(gone.isLost()).isTrue();
         assertThat(gone.revocationReason()).isEmpty();
         assertThat(revocations).hasSize(1);
+    }
+
+    /** A driver of its own, whose context records the revocations its client is told of. */
+    private EtcdLockDriver driver(List<List<String>> revocations) {
+        return opened(EtcdLockDriver.connect(EtcdEndpoint.parse(URI.create(etcd.uri(PREFIX))), LockOptions.defaults(),
+                new DriverContext() {
+                    @Override
+                    public void leaseLost(Grant grant, Lease.LossReason reason) {
+                    }
+
+                    @Override
+                    public void leaseRevoked(String ownerToken, String reason) {
+                        revocations.add(List.of(ownerToken, reason));
+                    }
+
+                    @Override
+                    public void connectionSuspended() {
+                    }
+
+                    @Override
+                    public void connectionRestored() {
+                    }
+                }));
+    }
+
+    private static LockRequest request(String name, Hold hold) {
+        return new LockRequest(name, "tok" + UUID.randomUUID().toString().replace("-", ""), LEASE,
+                System.nanoTime() + TimeUnit.MINUTES.toNanos(1), hold);
+    }
+
+    /**
+     * At the SPI, for a client that holds no lock (its watch on the records starts with its first
+     * hold of any kind): a reader's, a writer's and a permit's revoked holds are each told by the
+     * watch, with the reason, and their renewals answer {@link ExtendOutcome#revoked}; the hold
+     * beside them is extended.
+     */
+    @Test
+    void revokedReadWriteAndPermitHoldsAreToldByTheWatchAndTheirExtensionAnswersRevoked() {
+        List<List<String>> revocations = new CopyOnWriteArrayList<>();
+        EtcdLockDriver holder = driver(revocations);
+        LockClient operator = client("ops");
+        String rw = unique("rw-holds");
+        String sem = unique("sem-holds");
+        Grant read = holder.tryAcquire(request(rw, Hold.READ)).grant();
+        Grant kept = holder.tryAcquire(request(sem, Hold.permit(2))).grant();
+        Grant permit = holder.tryAcquire(request(sem, Hold.permit(2))).grant();
+
+        assertThat(operator.readWriteLock(rw).revoke(Long.toString(read.fencingToken().orElseThrow()), "reader gone"))
+                .map(LockInfo::kind).contains(LockInfo.Kind.READ);
+        Grant write = holder.tryAcquire(request(rw, Hold.WRITE)).grant();
+        assertThat(write.fencingToken().orElseThrow()).as("granted at once, above the revoked reader")
+                .isGreaterThan(read.fencingToken().orElseThrow());
+        assertThat(operator.readWriteLock(rw).revoke(Long.toString(write.fencingToken().orElseThrow()), "writer gone"))
+                .map(LockInfo::kind).contains(LockInfo.Kind.WRITE);
+        assertThat(operator.semaphore(sem, 2).revoke(Long.toString(permit.fencingToken().orElseThrow()), "permit gone"))
+                .map(LockInfo::kind).contains(LockInfo.Kind.PERMIT);
+
+        ENV.awaitUntil("the watch told all three", () -> revocations.size() == 3);
+        assertThat(revocations).containsExactlyInAnyOrder(List.of(read.ownerToken(), "reader gone"),
+                List.of(write.ownerToken(), "writer gone"), List.of(permit.ownerToken(), "permit gone"));
+        assertThat(holder.extend(read, LEASE).revocationReason()).contains("reader gone");
+        assertThat(holder.extend(write, LEASE).revocationReason()).contains("writer gone");
+        ExtendOutcome permitOutcome = holder.extend(permit, LEASE);
+        assertThat(permitOutcome.isLost()).isTrue();
+        assertThat(permitOutcome.revocationReason()).contains("permit gone");
+        assertThat(holder.extend(kept, LEASE).isExtended()).isTrue();
+        assertThat(operator.semaphore(sem, 2).holders()).extracting(LockInfo::fencingToken).containsExactly(kept.fencingToken());
+    }
+
+    /**
+     * A revoke of a permit or a writer racing its holder's release (at the SPI: the release says
+     * whether it deleted the key): exactly one of them ends the hold, never both, never neither; a
+     * record is left only when the revoke did, and nothing is held after.
+     */
+    @Test
+    void aHoldRevokeRacingTheHoldersReleaseEitherRevokesOrReleasesNeverBoth() throws Exception {
+        EtcdLockDriver holder = driver(new CopyOnWriteArrayList<>());
+        LockClient operator = client("ops");
+        int revokedFirst = 0;
+        int rounds = 24;
+        for (int round = 0; round < rounds; round++) {
+            boolean permit = round % 2 == 0;
+            String name = unique("hold-race");
+            Grant grant = holder.tryAcquire(request(name, permit ? Hold.permit(1) : Hold.WRITE)).grant();
+            String holdId = Long.toString(grant.fencingToken().orElseThrow());
+            CyclicBarrier start = new CyclicBarrier(2);
+            long skew = ThreadLocalRandom.current().nextLong(-8_000, 1_000); // µs: the revoke (two round trips) or the release (one) first
+            Future<Optional<LockInfo>> revoke = executor.submit(() -> {
+                start.await();
+                spin(skew);
+                return permit ? operator.semaphore(name, 1).revoke(holdId, "race") : operator.readWriteLock(name).revoke(holdId, "race");
+            });
+            Future<Boolean> release = executor.submit(() -> {
+                start.await();
+                spin(-skew);
+                return holder.release(grant);
+            });
+            boolean released = release.get(10, TimeUnit.SECONDS);
+            boolean revoked = revoke.get(10, TimeUnit.SECONDS).isPresent();
+            assertThat(released ^ revoked).as("round %d: released %s, revoked %s", round, released, revoked).isTrue();
+            assertThat(etcd.value(PREFIX + "/revoked/" + grant.ownerToken())).as("a record iff revoked").matches(r -> r.isPresent() == revoked);
+            assertThat(permit ? operator.semaphore(name, 1).holders() : operator.readWriteLock(name).holders()).isEmpty();
+            revokedFirst += revoked ? 1 : 0;
+        }
+        System.out.printf("[EtcdInspectionTest] hold revoke racing release, %d rounds: revoked %d, released %d%n",
+                rounds, revokedFirst, rounds - revokedFirst);
     }
 
     @Test

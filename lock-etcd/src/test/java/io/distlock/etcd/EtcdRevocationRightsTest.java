@@ -26,10 +26,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * Who may inspect and who may revoke, with real etcd users and roles, set up as the README's
  * "Inspection and revocation" tells an operator: lockers may read and write the request keys and
- * the markers and read the records; the operator may read and write the request keys and the
- * records; the inspector may read the request keys. The inspector's, a locker's and another user's
+ * the markers and read the records; the operator may read and write the request keys (of locks,
+ * read-write locks and semaphores) and the records; the inspector may read the request keys. The inspector's, a locker's and another user's
  * revokes are refused and leave the holder valid; the operator's revokes. The lockers' role also
- * covers read-write locks and semaphores (their own directories), which the inspector may not take.
+ * covers read-write locks and semaphores (their own directories), which the inspector may not take
+ * but lists the holds of, and whose holds only the operator revokes.
  */
 class EtcdRevocationRightsTest {
 
@@ -54,8 +55,12 @@ class EtcdRevocationRightsTest {
         etcd.addUser("ops", PASSWORD);
         etcd.grant("ops", "READWRITE", PREFIX + "/locks/");
         etcd.grant("ops", "READWRITE", PREFIX + "/revoked/");
+        etcd.grant("ops", "READWRITE", PREFIX + "/rwlocks/");
+        etcd.grant("ops", "READWRITE", PREFIX + "/semaphores/");
         etcd.addUser("inspector", PASSWORD);
         etcd.grant("inspector", "READ", PREFIX + "/locks/");
+        etcd.grant("inspector", "READ", PREFIX + "/rwlocks/");
+        etcd.grant("inspector", "READ", PREFIX + "/semaphores/");
         etcd.addUser("mallory", PASSWORD, "/elsewhere/");
         etcd.enableAuth(ROOT_PASSWORD);
     }
@@ -131,5 +136,56 @@ class EtcdRevocationRightsTest {
         LockClient inspector = as("inspector");
         assertThatThrownBy(() -> inspector.readWriteLock("job").readLock().tryAcquire(LEASE)).isInstanceOf(AccessDeniedException.class);
         assertThatThrownBy(() -> inspector.semaphore("job", 1).tryAcquire(LEASE)).isInstanceOf(AccessDeniedException.class);
+    }
+
+    /**
+     * The holds of read-write locks and semaphores under the same roles: the inspector lists them;
+     * its and a locker's revokes of a permit and of a reader are refused as a whole (the
+     * transaction's put of the record is outside their rights) and change nothing; the operator's
+     * revokes, and the locker's leases end {@code REVOKED}.
+     */
+    @Test
+    void onlyTheOperatorMayRevokeAHoldAndTheInspectorMayListThem() throws Exception {
+        LockClient holder = as("locker");
+        Lease permit = holder.semaphore("pool", 2).tryAcquire(LEASE).orElseThrow();
+        Lease read = holder.readWriteLock("doc").readLock().tryAcquire(LEASE).orElseThrow();
+        String permitId = Long.toString(permit.fencingToken().orElseThrow());
+        String readId = Long.toString(read.fencingToken().orElseThrow());
+        int records = etcd.keys(PREFIX + "/revoked/").size(); // the lock test's may be there
+
+        LockClient inspector = as("inspector");
+        assertThat(inspector.semaphore("pool", 2).holders()).singleElement().satisfies(hold -> {
+            assertThat(hold.holdId()).contains(permitId);
+            assertThat(hold.owner()).contains("locker-client");
+        });
+        assertThat(inspector.readWriteLock("doc").holders()).extracting(hold -> hold.holdId().orElseThrow()).containsExactly(readId);
+
+        for (String who : List.of("inspector", "locker")) {
+            LockClient client = who.equals("inspector") ? inspector : as(who);
+            assertThatThrownBy(() -> client.semaphore("pool", 2).revoke(permitId, "not yours")).as("%s revokes a permit", who)
+                    .isInstanceOf(AccessDeniedException.class)
+                    .hasMessageContaining("refused to revoke the semaphore 'pool'")
+                    .hasMessageContaining("user '" + who + "'")
+                    .hasMessageContaining("an operator needs readwrite on " + PREFIX + "/semaphores/")
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain(PASSWORD));
+            assertThatThrownBy(() -> client.readWriteLock("doc").revoke(readId, "not yours")).as("%s revokes a reader", who)
+                    .isInstanceOf(AccessDeniedException.class)
+                    .hasMessageContaining("refused to revoke the read-write lock 'doc'");
+            assertThat(permit.isValid() && read.isValid()).as("after %s's revokes", who).isTrue();
+            assertThat(permit.extend(LEASE) && read.extend(LEASE)).isTrue();
+            assertThat(inspector.semaphore("pool", 2).holders()).as("still held after %s's revoke", who).hasSize(1);
+            assertThat(inspector.readWriteLock("doc").holders()).hasSize(1);
+        }
+        assertThat(etcd.keys(PREFIX + "/revoked/")).as("no record written by a refused revoke").hasSize(records);
+
+        LockClient operator = as("ops");
+        assertThat(operator.semaphore("pool", 2).revoke(permitId, "ops on call")).map(LockInfo::fencingToken).contains(permit.fencingToken());
+        assertThat(operator.readWriteLock("doc").revoke(readId, "ops on call")).map(LockInfo::fencingToken).contains(read.fencingToken());
+        assertThat(permit.lost().toCompletableFuture().get(ENV.defaultTimeout().toMillis(), TimeUnit.MILLISECONDS))
+                .isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(read.lost().toCompletableFuture().get(ENV.defaultTimeout().toMillis(), TimeUnit.MILLISECONDS))
+                .isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(inspector.semaphore("pool", 2).holders()).isEmpty();
+        assertThat(inspector.readWriteLock("doc").holders()).isEmpty();
     }
 }

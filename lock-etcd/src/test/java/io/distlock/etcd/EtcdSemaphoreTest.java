@@ -210,6 +210,10 @@ class EtcdSemaphoreTest {
                 .filter(key -> etcd.createRevision(key).orElseThrow() == heldA.fencingToken().orElseThrow())
                 .findFirst().orElseThrow()).orElseThrow());
 
+        String waitingId = Long.toString(etcd.createRevision(etcd.keys("/sem-holds/semaphores/api/2/").get(2)).orElseThrow());
+        assertThat(api.revoke(waitingId, "waits")).as("a waiting request holds nothing").isEmpty();
+        assertThat(waiting).isNotDone();
+
         CompletableFuture<Lease.LossReason> lost = heldA.lost().toCompletableFuture();
         long start = System.nanoTime();
         LockInfo revoked = api.revoke(holds.get(0).holdId().orElseThrow(), "stuck permit").orElseThrow();
