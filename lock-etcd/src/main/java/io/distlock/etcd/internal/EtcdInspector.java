@@ -31,8 +31,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * An operator's calls on the locks under a prefix: who holds a lock ({@link #inspect},
- * {@link #holders}) and taking one back ({@link #revoke}), and the reads of revocation records a
- * revoked holder's client makes ({@link #reasons}).
+ * {@link #holders}) and taking one back ({@link #revoke}), the same for one hold of a read-write
+ * lock or a semaphore, and the reads of revocation records a revoked holder's client makes
+ * ({@link #reasons}).
  *
  * <p>A lock's holder is the key with the lowest create revision under its directory: one read-only
  * transaction reads it and counts the line, in one round trip. What it shows comes from the key: its
@@ -44,6 +45,11 @@ import java.util.concurrent.CompletableFuture;
  * client's that nobody keeps alive ({@value #RECORD_TTL_SECONDS} s): the server removes the record
  * by itself. A key's create revision is never used twice, so the transaction deletes that holder or
  * nothing.
+ *
+ * <p>The holds of a read-write lock or a semaphore ({@link #holds}, {@link #revokeHold}) are the keys
+ * of its line that the line's rule lets in; a hold's id is its key's create revision, and its revoke
+ * is the same transaction on that one key, guarded by that revision, with the same record: the
+ * holder's client learns it by the same watch and the same renewal read.
  */
 final class EtcdInspector {
 
