@@ -121,14 +121,18 @@ public final class HoldCalls {
         String token = grant.ownerToken();
         String lease = Long.toString(leaseMillis);
         switch (grant.request().hold().kind()) {
+            // The marker is the same key for every kind of hold: owner tokens are never reused.
             case READ:
                 return new PendingReply.ScriptCall(HoldLua.EXTEND_MEMBER,
-                        List.of(ReadWriteScripts.readersKey(name), ReadWriteScripts.readerOwnersKey(name)), List.of(token, lease));
+                        List.of(ReadWriteScripts.readersKey(name), ReadWriteScripts.readerOwnersKey(name)),
+                        List.of(token, lease, LockScripts.revokedKey(name, token)));
             case WRITE:
                 return new PendingReply.ScriptCall(ReadWriteScripts.EXTEND_WRITE,
-                        List.of(ReadWriteScripts.writerKey(name), ReadWriteScripts.writerOwnerKey(name)), List.of(token, lease));
+                        List.of(ReadWriteScripts.writerKey(name), ReadWriteScripts.writerOwnerKey(name)),
+                        List.of(token, lease, LockScripts.revokedKey(name, token)));
             case PERMIT:
-                return new PendingReply.ScriptCall(HoldLua.EXTEND_MEMBER, SemaphoreScripts.holdKeys(name), List.of(token, lease));
+                return new PendingReply.ScriptCall(HoldLua.EXTEND_MEMBER, SemaphoreScripts.holdKeys(name),
+                        List.of(token, lease, LockScripts.revokedKey(name, token)));
             default:
                 return RedisNode.extendCall(name, token, leaseMillis);
         }
@@ -137,13 +141,11 @@ public final class HoldCalls {
     /**
      * @param hold  the extended grant's hold
      * @param reply its extend script's reply
-     * @return extended, or lost (for a lock, revoked with the operator's reason)
+     * @return extended; or lost, revoked with the operator's reason if its marker was found (every
+     *         kind's extend script answers it, as {@link LockScripts#EXTEND} does)
      */
     public static ExtendOutcome extendOutcome(Hold hold, Object reply) {
-        if (hold.kind() == Hold.Kind.EXCLUSIVE) {
-            return RedisNode.extendOutcome(reply);
-        }
-        return one(reply) ? ExtendOutcome.extended() : ExtendOutcome.lost();
+        return RedisNode.extendOutcome(reply);
     }
 
     /**

@@ -101,9 +101,10 @@ public final class ReadWriteScripts {
             "return {0, tonumber(last[2]) - now}"));
 
     /**
-     * Compare-and-extend of the write hold, monotone, as {@link LockScripts#EXTEND} without the
-     * revocation marker. KEYS: writer, writer owner. ARGV: owner token, lease time in ms. Replies 1
-     * if the token writes (expiries then at least the lease time from now), else 0.
+     * Compare-and-extend of the write hold, monotone, as {@link LockScripts#EXTEND}. KEYS: writer,
+     * writer owner. ARGV: owner token, lease time in ms, the token's {@linkplain LockScripts#revokedKey
+     * revocation marker}. Replies 1 if the token writes (expiries then at least the lease time from
+     * now), else the revocation's reason if an operator revoked this hold, else 0.
      */
     public static final RedisScript EXTEND_WRITE = new RedisScript("rw-extend-write", String.join("\n",
             "if redis.pcall('GET', KEYS[1]) == ARGV[1] then",
@@ -111,6 +112,8 @@ public final class ReadWriteScripts {
             "  redis.call('PEXPIRE', KEYS[2], ARGV[2], 'GT')",
             "  return 1",
             "end",
+            "local reason = redis.pcall('GET', ARGV[3])",
+            "if type(reason) == 'string' then return reason end",
             "return 0"));
 
     /** Removes a reader (its owner record too), and wakes waiting writers if no live reader is left. */

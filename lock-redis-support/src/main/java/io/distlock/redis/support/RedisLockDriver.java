@@ -107,15 +107,12 @@ public final class RedisLockDriver implements LockDriver {
      * Records a grant, for revocation notices: its token is listened for on this server from now on,
      * and the first grant on it waits (briefly) for the subscription's confirmation
      * ({@link Revocations#awaitListening}). For a backend that takes the lock with its own call
-     * (Redis + {@code WAIT}'s pipelined acquire), after {@link #acquiring}. Only a lock can be
-     * revoked: a read, write or permit hold is not listened for.
+     * (Redis + {@code WAIT}'s pipelined acquire), after {@link #acquiring}. Every kind of hold is
+     * listened for: a lock, a reader, the writer and a permit can each be revoked.
      *
      * @param request the granted request
      */
     public void granted(LockRequest request) {
-        if (!revocable(request)) {
-            return;
-        }
         revocations.listenOn(node);
         revocations.granted(request.name(), request.ownerToken(), millis(request.leaseTime()));
         revocations.awaitListening(node);
@@ -129,9 +126,6 @@ public final class RedisLockDriver implements LockDriver {
      * @param request the request about to be sent
      */
     public void acquiring(LockRequest request) {
-        if (!revocable(request)) {
-            return;
-        }
         revocations.listenOn(node);
         revocations.acquiring(request.name(), request.ownerToken(), millis(request.leaseTime()));
     }
@@ -316,11 +310,6 @@ public final class RedisLockDriver implements LockDriver {
             return Optional.empty();
         }
         return Optional.of(new Revoked(revocation.snapshot().info(true, true), revocation.snapshot().ownerToken()));
-    }
-
-    /** Only a lock has revocations (its token is listened for); the other holds have none yet. */
-    private static boolean revocable(LockRequest request) {
-        return request.hold().kind() == Hold.Kind.EXCLUSIVE;
     }
 
     /**
