@@ -1,5 +1,6 @@
 package io.distlock.redis.support;
 
+import io.distlock.Feature;
 import io.distlock.PermitCountMismatchException;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
@@ -146,6 +147,33 @@ public final class HoldCalls {
      */
     public static ExtendOutcome extendOutcome(Hold hold, Object reply) {
         return RedisNode.extendOutcome(reply);
+    }
+
+    /**
+     * An operator's revoke of one hold of a read-write lock or a semaphore: {@link ReadWriteScripts#REVOKE}
+     * or {@link SemaphoreScripts#REVOKE}, whose reply {@link HoldSnapshot#revoked} reads.
+     *
+     * @param name      the primitive's name
+     * @param primitive {@link Feature#READ_WRITE} or {@link Feature#SEMAPHORE}
+     * @param holdId    the hold's id, in the form {@link HoldSnapshot#holdId} accepts
+     * @param reason    the operator's reason
+     * @return the revoke
+     */
+    public static PendingReply.ScriptCall revoke(String name, Feature primitive, long holdId, String reason) {
+        String id = Long.toString(holdId);
+        String grace = Long.toString(LockScripts.REVOKED_MARKER_GRACE_MILLIS);
+        if (primitive == Feature.SEMAPHORE) {
+            return new PendingReply.ScriptCall(SemaphoreScripts.REVOKE,
+                    List.of(SemaphoreScripts.holdersKey(name), SemaphoreScripts.ownersKey(name), SemaphoreScripts.permitsKey(name),
+                            SemaphoreScripts.fenceKey(name)),
+                    List.of(id, LockScripts.revokedPrefix(name), reason, grace, LockScripts.REVOKED_CHANNEL,
+                            SemaphoreScripts.channel(name), name));
+        }
+        return new PendingReply.ScriptCall(ReadWriteScripts.REVOKE,
+                List.of(ReadWriteScripts.readersKey(name), ReadWriteScripts.readerOwnersKey(name), ReadWriteScripts.writerKey(name),
+                        ReadWriteScripts.writerOwnerKey(name), ReadWriteScripts.fenceKey(name)),
+                List.of(id, LockScripts.revokedPrefix(name), reason, grace, LockScripts.REVOKED_CHANNEL,
+                        ReadWriteScripts.readersChannel(name), ReadWriteScripts.writersChannel(name), name));
     }
 
     /**

@@ -56,6 +56,35 @@ final class HoldLua {
             "end");
 
     /**
+     * The helpers of the revoke scripts ({@link SemaphoreScripts#REVOKE}, {@link ReadWriteScripts#REVOKE}),
+     * after {@link #FUNCTIONS}:
+     * <ul>
+     * <li>{@code findRecord(records, id)}: the owner token and owner record of the hold whose record
+     * starts with the fence {@code id} (a hold's id, see {@link HoldSnapshot}), in the hash
+     * {@code records}, or false. A scan of the hash — it holds one record per holder, so it is
+     * bounded by the permit count (or the readers), plus the holders whose lease has passed and
+     * that no acquire has dropped yet — since Redis has no index from a record's fence to its
+     * holder, and keeping one would cost every grant a write;</li>
+     * <li>{@code recordToken(record)}: the owner token a record names (its third field).</li>
+     * </ul>
+     * The revoke scripts read with {@code redis.call}, never {@code redis.pcall}: a read the ACL
+     * refuses ({@code NOPERM}) must fail the revoke, not pass for "no such hold" — a principal that
+     * may not revoke is told so, never that nothing was held.
+     */
+    static final String REVOKE_FUNCTIONS = String.join("\n",
+            "local function findRecord(records, id)",
+            "  local prefix = id .. ' '",
+            "  local all = redis.call('HGETALL', records)",
+            "  for i = 1, #all, 2 do",
+            "    if string.sub(all[i + 1], 1, #prefix) == prefix then return all[i], all[i + 1] end",
+            "  end",
+            "  return false",
+            "end",
+            "local function recordToken(record)",
+            "  return string.match(record, '^%S+ %S+ (%S+)')",
+            "end");
+
+    /**
      * Compare-and-extend of a holder kept in a sorted set, monotone. KEYS: the set, then every key
      * that must live as long as the holder (its owner records, a semaphore's count). ARGV: owner
      * token, lease time in ms, the token's {@linkplain LockScripts#revokedKey revocation marker} (an

@@ -1,6 +1,7 @@
 package io.distlock.redis.support;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.Feature;
 import io.distlock.LockException;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
@@ -310,6 +311,30 @@ public final class RedisLockDriver implements LockDriver {
             return Optional.empty();
         }
         return Optional.of(new Revoked(revocation.snapshot().info(true, true), revocation.snapshot().ownerToken()));
+    }
+
+    /**
+     * One round trip: a {@code MULTI} of reads with the server's {@code TIME} ({@link HoldSnapshot}).
+     * Each hold's id is its grant's fence; the fencing token shown is the same number.
+     */
+    @Override
+    public List<LockInfo> holds(String name, Feature primitive) {
+        return node.holds(name, primitive).infos(true);
+    }
+
+    /**
+     * One script ({@link ReadWriteScripts#REVOKE}, {@link SemaphoreScripts#REVOKE}): the hold found
+     * by its id, marker, fence, removal, notices, atomically. An id this backend never gives (not a
+     * grant's number) is answered empty without asking the server.
+     */
+    @Override
+    public Optional<Revoked> revokeHold(String name, Feature primitive, String holdId, String reason) {
+        OptionalLong id = HoldSnapshot.holdId(holdId);
+        if (id.isEmpty()) {
+            return Optional.empty();
+        }
+        return HoldSnapshot.revoked(name, primitive, node.eval("revoke the hold " + holdId + " of " + HoldSnapshot.what(name, primitive),
+                HoldCalls.revoke(name, primitive, id.getAsLong(), reason)), true);
     }
 
     /**
