@@ -470,7 +470,9 @@ class RedisSemaphoreTest {
                 .aclUser("lock-only", "pw-holds-42", RedisInspectionTest.LOCKER_RULES).start();
              LockClient a = Locks.connect(acl.uri("locker")); LockClient b = Locks.connect(acl.uri("locker"));
              LockClient old = Locks.connect(acl.uri("lock-only"))) {
-            Lease read = a.readWriteLock("acl").readLock().tryAcquire(SHORT).orElseThrow();
+            // A full lease: a client's first grant waits (250 ms at most) for its revocation
+            // subscription, which a loaded build machine can make longer than a 500 ms lease allows.
+            Lease read = a.readWriteLock("acl").readLock().tryAcquire(LEASE).orElseThrow();
             Future<Optional<Lease>> writer = threads.submit(() -> b.readWriteLock("acl").writeLock().tryAcquire(LEASE, PATIENCE));
             await().atMost(PATIENCE).until(() -> (Long) acl.call("ZCARD", ReadWriteScripts.waitingKey("acl")) == 1L);
             assertThat(read.extend(LEASE)).isTrue();
