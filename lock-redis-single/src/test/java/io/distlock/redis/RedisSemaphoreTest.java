@@ -429,9 +429,13 @@ class RedisSemaphoreTest {
                 Lease raced = a.semaphore(name, 2).tryAcquire(LEASE).orElseThrow();
                 Lease other = b.semaphore(name, 2).tryAcquire(LEASE).orElseThrow();
                 String id = Long.toString(raced.fencingToken().getAsLong());
-                CompletableFuture<Void> release = CompletableFuture.runAsync(raced::release, threads);
+                // Started in either order, so that both sides win some rounds.
+                CompletableFuture<Void> release = i % 2 == 0 ? CompletableFuture.runAsync(raced::release, threads) : null;
                 CompletableFuture<Optional<LockInfo>> revoke = CompletableFuture.supplyAsync(
                         () -> operator.semaphore(name, 2).revoke(id, "race " + name), threads);
+                if (release == null) {
+                    release = CompletableFuture.runAsync(raced::release, threads);
+                }
                 release.get(PATIENCE.toSeconds(), TimeUnit.SECONDS);
                 boolean revoked = revoke.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).isPresent();
                 revokedCount += revoked ? 1 : 0;
