@@ -1,17 +1,25 @@
 package io.distlock.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
+import io.distlock.AccessDeniedException;
 import io.distlock.Feature;
+import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockEvent;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.redis.support.ReadWriteScripts;
+import io.distlock.redis.support.SemaphoreScripts;
 import io.distlock.tck.fixtures.RedisFamilyInspectionChecks;
 import io.distlock.tck.fixtures.RedisFamilyInspectionChecks.Principals;
 import io.distlock.tck.fixtures.RedisFamilyInspectionChecks.Rig;
 import io.distlock.tck.fixtures.RedisServer;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterEach;
@@ -35,6 +43,15 @@ class RedisInspectionTest {
     static final String[] OPERATOR_RULES = {"~distlock:*", "%W~distlock-revoked:*", "&distlock:*", "+ping", "+eval", "+evalsha",
         "+script|load", "+get", "+pttl", "+set", "+del", "+incr", "+publish", "+multi", "+exec", "+scan"};
 
+    /** The README's inspector line for read-write locks and semaphores too: the lock's, and the reads of their holds. */
+    static final String[] HOLDS_INSPECTOR_RULES = concat(INSPECTOR_RULES, "+time", "+zrange", "+hgetall");
+    /** The README's operator line for read-write locks and semaphores too: the lock's, and what the holds' revoke reads and removes. */
+    static final String[] HOLDS_OPERATOR_RULES = concat(OPERATOR_RULES, "+time", "+zrange", "+hgetall", "+zscore", "+zrem", "+hdel",
+            "+zcard", "+zcount");
+    /** Every command of the holds' operator, but the markers read only (a locker's rights on them): refused at the marker. */
+    static final String[] MARKER_READER_RULES = java.util.Arrays.stream(HOLDS_OPERATOR_RULES)
+            .map(rule -> rule.equals("%W~distlock-revoked:*") ? "%R~distlock-revoked:*" : rule).toArray(String[]::new);
+
     /** The locker line of the layout before owner records: no TIME, no read on the markers. */
     static final String[] PREVIOUS_LOCKER_RULES = {"~distlock:*", "&distlock:*", "+ping", "+eval", "+evalsha", "+script|load",
         "+subscribe", "+unsubscribe", "+exists", "+set", "+get", "+del", "+incr", "+type", "+pexpire", "+pttl", "+publish"};
@@ -50,6 +67,10 @@ class RedisInspectionTest {
                 .aclUser("inspector", "pw-inspector-32", INSPECTOR_RULES)
                 .aclUser("operator", "pw-operator-33", OPERATOR_RULES)
                 .aclUser("previous", "pw-previous-34", PREVIOUS_LOCKER_RULES)
+                .aclUser("holds-locker", "pw-holds-locker-35", RedisSemaphoreTest.HOLDS_LOCKER_RULES)
+                .aclUser("holds-inspector", "pw-holds-inspector-36", HOLDS_INSPECTOR_RULES)
+                .aclUser("holds-operator", "pw-holds-operator-37", HOLDS_OPERATOR_RULES)
+                .aclUser("marker-reader", "pw-marker-reader-38", MARKER_READER_RULES)
                 .start();
         rig = new Rig("redis", options -> Locks.connect(URI.create(redis.uri()), options), List.of(redis), true, true);
     }
@@ -139,6 +160,70 @@ class RedisInspectionTest {
             assertThat(lease.lost().toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS))
                     .isEqualTo(io.distlock.Lease.LossReason.NOT_HELD);
         }
+    }
+
+    /**
+     * The holds of a semaphore and of a read-write lock under the README's lines: the holds' inspector
+     * lists them (the lock's inspector line alone may not), the holds' operator revokes them, and
+     * nobody else may — the inspector, a locker, the holder itself, the lock's operator line, and a
+     * principal with every command but only read rights on the markers (refused at the marker, the
+     * revoke's first write) — with nothing changed by a refused revoke: no marker, the fence where
+     * it was, the holds held and extended.
+     */
+    @Test
+    void holdsAreShownToInspectorsAndRevokedByOperatorsOnly() throws Exception {
+        List<LockEvent> events = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (LockClient holder = Locks.connect(URI.create(redis.uri("holds-locker")),
+                LockOptions.builder().owner("acl-holder").listener(events::add).build());
+             LockClient otherLocker = Locks.connect(redis.uri("holds-locker"));
+             LockClient inspector = Locks.connect(redis.uri("holds-inspector"));
+             LockClient lockInspector = Locks.connect(redis.uri("inspector"));
+             LockClient lockOperator = Locks.connect(redis.uri("operator"));
+             LockClient markerReader = Locks.connect(redis.uri("marker-reader"));
+             LockClient operator = Locks.connect(redis.uri("holds-operator"))) {
+            Lease permit = holder.semaphore("guarded-permits", 2).tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            Lease write = holder.readWriteLock("guarded-rw").writeLock().tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            String permitId = Long.toString(permit.fencingToken().getAsLong());
+            String writeId = Long.toString(write.fencingToken().getAsLong());
+            Object permitFence = redis.call("GET", SemaphoreScripts.fenceKey("guarded-permits"));
+            Object rwFence = redis.call("GET", ReadWriteScripts.fenceKey("guarded-rw"));
+
+            assertThat(inspector.semaphore("guarded-permits", 2).holders()).singleElement()
+                    .satisfies(hold -> assertThat(hold.owner()).contains("acl-holder"));
+            assertThat(inspector.readWriteLock("guarded-rw").holders()).singleElement()
+                    .satisfies(hold -> assertThat(hold.holdId()).contains(writeId));
+            assertThatThrownBy(() -> lockInspector.semaphore("guarded-permits", 2).holders())
+                    .as("the lock's inspector line reads no holds").isInstanceOf(AccessDeniedException.class);
+
+            for (LockClient refused : List.of(inspector, otherLocker, holder, lockOperator, markerReader)) {
+                assertThatThrownBy(() -> refused.semaphore("guarded-permits", 2).revoke(permitId, "not mine to do"))
+                        .as("%s's revoke of a permit", refused).isInstanceOf(AccessDeniedException.class);
+                assertThatThrownBy(() -> refused.readWriteLock("guarded-rw").revoke(writeId, "not mine to do"))
+                        .as("%s's revoke of the writer", refused).isInstanceOf(AccessDeniedException.class);
+            }
+            assertThat(redis.call("KEYS", "distlock-revoked:*")).as("no marker").isEqualTo(List.of());
+            assertThat(redis.call("GET", SemaphoreScripts.fenceKey("guarded-permits"))).isEqualTo(permitFence);
+            assertThat(redis.call("GET", ReadWriteScripts.fenceKey("guarded-rw"))).isEqualTo(rwFence);
+            for (Lease lease : List.of(permit, write)) {
+                assertThat(lease.isValid()).isTrue();
+                assertThat(lease.extend(Duration.ofSeconds(30))).as("still held on the server").isTrue();
+            }
+
+            assertThat(operator.semaphore("guarded-permits", 2).revoke(permitId, "by the operator")).isPresent();
+            assertThat(operator.readWriteLock("guarded-rw").revoke(writeId, "by the operator")).isPresent();
+            for (Lease lease : List.of(permit, write)) {
+                assertThat(lease.lost().toCompletableFuture().get(5, java.util.concurrent.TimeUnit.SECONDS))
+                        .as("the locker reads the marker").isEqualTo(Lease.LossReason.REVOKED);
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> events.stream().filter(e -> e.type() == LockEvent.Type.REVOKED)
+                    .map(LockEvent::revocationReason).filter(r -> r.equals(java.util.Optional.of("by the operator"))).count() == 2);
+            assertThat(inspector.semaphore("guarded-permits", 2).holders()).isEmpty();
+            assertThat(inspector.readWriteLock("guarded-rw").holders()).isEmpty();
+        }
+    }
+
+    private static String[] concat(String[] rules, String... more) {
+        return java.util.stream.Stream.concat(java.util.Arrays.stream(rules), java.util.Arrays.stream(more)).toArray(String[]::new);
     }
 
     @Test

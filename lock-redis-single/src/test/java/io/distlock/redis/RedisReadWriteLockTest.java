@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.distlock.DistributedReadWriteLock;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.redis.support.ReadWriteScripts;
@@ -298,6 +299,105 @@ class RedisReadWriteLockTest {
             assertThat(pttl(ReadWriteScripts.writerKey("layout"))).isBetween(20_000L, 30_000L);
             assertThat(pttl(ReadWriteScripts.writerOwnerKey("layout"))).isBetween(20_000L, 30_000L);
             assertThat((String) redis.call("GET", ReadWriteScripts.writerOwnerKey("layout"))).endsWith(" rw-test on host-7");
+            write.release();
+        }
+    }
+
+    // ---- holders() and revoke(holdId) ---------------------------------------------------------
+
+    @Test
+    void holdersListsTheReadersThenTheWriterAloneEachWithItsGrantsNumber() {
+        try (LockClient a = Locks.connect(URI.create(redis.uri()), LockOptions.builder().owner("reader-a").build());
+             LockClient b = Locks.connect(URI.create(redis.uri()), LockOptions.builder().owner("reader-b").build());
+             LockClient c = Locks.connect(URI.create(redis.uri()), LockOptions.builder().owner("writer-c").build())) {
+            DistributedReadWriteLock view = c.readWriteLock("listed");
+            assertThat(view.holders()).isEmpty();
+            Lease readA = a.readWriteLock("listed").readLock().tryAcquire(LEASE).orElseThrow();
+            Lease readB = b.readWriteLock("listed").readLock().tryAcquire(LEASE).orElseThrow();
+            List<LockInfo> readers = view.holders();
+            assertThat(readers).extracting(LockInfo::kind).containsExactly(LockInfo.Kind.READ, LockInfo.Kind.READ);
+            assertThat(readers).extracting(LockInfo::owner).containsExactly(Optional.of("reader-a"), Optional.of("reader-b"));
+            assertThat(readers).extracting(LockInfo::holdId).containsExactly(
+                    Optional.of(Long.toString(readA.fencingToken().getAsLong())), Optional.of(Long.toString(readB.fencingToken().getAsLong())));
+            assertThat(readers).extracting(LockInfo::fencingToken).containsExactly(readA.fencingToken(), readB.fencingToken());
+            assertThat(readers).allSatisfy(hold -> {
+                assertThat(hold.detail()).isEqualTo(ReadWriteScripts.readersKey("listed"));
+                assertThat(hold.permits()).isEmpty();
+                assertThat(hold.remaining()).hasValueSatisfying(left -> assertThat(left).isLessThanOrEqualTo(LEASE));
+                assertThat(hold.acquiredClock()).contains(LockInfo.Clock.SERVER);
+            });
+            readA.release();
+            readB.release();
+
+            Lease write = c.readWriteLock("listed").writeLock().tryAcquire(LEASE).orElseThrow();
+            assertThat(a.readWriteLock("listed").holders()).singleElement().satisfies(hold -> {
+                assertThat(hold.kind()).isEqualTo(LockInfo.Kind.WRITE);
+                assertThat(hold.owner()).contains("writer-c");
+                assertThat(hold.holdId()).contains(Long.toString(write.fencingToken().getAsLong()));
+                assertThat(hold.detail()).isEqualTo(ReadWriteScripts.writerKey("listed"));
+                assertThat(hold.remaining()).hasValueSatisfying(left -> assertThat(left).isLessThanOrEqualTo(LEASE)
+                        .isGreaterThan(LEASE.minusSeconds(10)));
+                assertThat(hold.toString()).doesNotContain((String) redis.call("GET", ReadWriteScripts.writerKey("listed")));
+            });
+            write.release();
+            assertThat(view.holders()).isEmpty();
+        }
+    }
+
+    @Test
+    void revokingTheWriterLetsTheWaitingReadersInAtOnce() throws Exception {
+        try (LockClient w = Locks.connect(URI.create(redis.uri()), LockOptions.builder().owner("stuck-writer").build());
+             LockClient r = Locks.connect(URI.create(redis.uri()), SLOW_POLLING);
+             LockClient operator = Locks.connect(redis.uri())) {
+            Lease write = w.readWriteLock("revoked-writer").writeLock().tryAcquire(LEASE).orElseThrow();
+            Future<Optional<Lease>> reader = threads.submit(() -> r.readWriteLock("revoked-writer").readLock().tryAcquire(LEASE, PATIENCE));
+            await().atMost(PATIENCE).until(() -> subscribers(ReadWriteScripts.readersChannel("revoked-writer")) == 1L);
+            DistributedReadWriteLock lock = operator.readWriteLock("revoked-writer");
+            String id = lock.holders().get(0).holdId().orElseThrow();
+
+            long start = System.nanoTime();
+            LockInfo revoked = lock.revoke(id, "writer stuck").orElseThrow();
+            assertThat(revoked.kind()).isEqualTo(LockInfo.Kind.WRITE);
+            assertThat(revoked.owner()).contains("stuck-writer");
+            assertThat(revoked.fencingToken()).isEqualTo(write.fencingToken());
+            Lease read = reader.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).orElseThrow();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("woken by the revoke").isLessThan(1_000);
+            assertThat(read.fencingToken().getAsLong()).isGreaterThan(write.fencingToken().getAsLong());
+            assertThat(write.lost().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+            assertThat(write.isValid()).isFalse();
+            assertThat(write.extend(LEASE)).isFalse();
+            assertThat(lock.revoke(id, "again")).isEmpty();
+            assertThat(lock.holders()).extracting(LockInfo::kind).containsExactly(LockInfo.Kind.READ);
+            read.release();
+        }
+    }
+
+    @Test
+    void revokingOneOfTwoReadersLeavesTheOtherAndTheLastOneWakesTheWriter() throws Exception {
+        try (LockClient a = Locks.connect(URI.create(redis.uri()), LockOptions.builder().owner("reader-a").build());
+             LockClient b = Locks.connect(URI.create(redis.uri()), LockOptions.builder().owner("reader-b").build());
+             LockClient w = Locks.connect(URI.create(redis.uri()), SLOW_POLLING);
+             LockClient operator = Locks.connect(redis.uri())) {
+            Lease readA = a.readWriteLock("revoked-reader").readLock().tryAcquire(LEASE).orElseThrow();
+            Lease readB = b.readWriteLock("revoked-reader").readLock().tryAcquire(LEASE).orElseThrow();
+            DistributedReadWriteLock lock = operator.readWriteLock("revoked-reader");
+            assertThat(lock.revoke(Long.toString(readA.fencingToken().getAsLong()), "reader a stuck"))
+                    .hasValueSatisfying(hold -> assertThat(hold.owner()).contains("reader-a"));
+            assertThat(readA.lost().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+            assertThat(readA.extend(LEASE)).isFalse();
+            assertThat(readB.isValid()).isTrue();
+            assertThat(readB.extend(LEASE)).as("the other reader stays").isTrue();
+            assertThat(lock.holders()).extracting(LockInfo::owner).containsExactly(Optional.of("reader-b"));
+
+            // A writer behind the last reader: woken when that one is revoked too (not by its slow poll).
+            Future<Optional<Lease>> writer = threads.submit(() -> w.readWriteLock("revoked-reader").writeLock().tryAcquire(LEASE, PATIENCE));
+            await().atMost(PATIENCE).until(() -> subscribers(ReadWriteScripts.writersChannel("revoked-reader")) == 1L);
+            long start = System.nanoTime();
+            assertThat(lock.revoke(Long.toString(readB.fencingToken().getAsLong()), "reader b stuck")).isPresent();
+            Lease write = writer.get(PATIENCE.toSeconds(), TimeUnit.SECONDS).orElseThrow();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isLessThan(1_000);
+            assertThat(write.fencingToken().getAsLong()).isGreaterThan(readB.fencingToken().getAsLong());
+            assertThat(readB.lost().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
             write.release();
         }
     }

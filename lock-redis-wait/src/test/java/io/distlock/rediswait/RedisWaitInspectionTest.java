@@ -5,11 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.DistributedSemaphore;
 import io.distlock.Feature;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.redis.support.SemaphoreScripts;
 import io.distlock.tck.fixtures.RedisFamilyInspectionChecks;
 import io.distlock.tck.fixtures.RedisFamilyInspectionChecks.Principals;
 import io.distlock.tck.fixtures.RedisFamilyInspectionChecks.Rig;
@@ -19,6 +22,8 @@ import io.distlock.tck.fixtures.RedisServer;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterAll;
@@ -158,6 +163,90 @@ class RedisWaitInspectionTest {
                 assertThat(lease.lost().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
                 assertThat(operator.inspect("unconfirmed")).isEmpty();
                 assertThat(operator.revoke("unconfirmed", "drain")).as("again: nothing held, nothing changed").isEmpty();
+            } finally {
+                redis.healReplication(replica);
+            }
+        }
+    }
+
+    /**
+     * A semaphore's permits and a read-write lock's writer on Redis + {@code WAIT}: listed with their
+     * hold ids — the grants' numbers, which the acquire scripts draw from the primitive's counter here
+     * too — but no fencing token; a revoke confirmed by both replicas (its marker is on each), its
+     * holder told through the primary, the other permit untouched, and the waiter let in at once.
+     */
+    @Test
+    void holdsAreListedWithoutFencingTokensAndARevokeReachesTheReplicas() throws Exception {
+        LockOptions slowPolling = LockOptions.builder().retryBackoff(Duration.ofMillis(5), Duration.ofMinutes(1)).build();
+        try (LockClient a = Locks.connect(URI.create(uri("")), LockOptions.builder().owner("stuck-worker").build());
+             LockClient b = Locks.connect(URI.create(uri("")), LockOptions.builder().owner("worker-b").build());
+             LockClient c = Locks.connect(URI.create(uri("")), slowPolling);
+             LockClient operator = rig.client()) {
+            Lease revokedLease = a.semaphore("wait-permits", 2).tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            Lease kept = b.semaphore("wait-permits", 2).tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            FutureTask<Optional<Lease>> waiting = new FutureTask<>(
+                    () -> c.semaphore("wait-permits", 2).tryAcquire(Duration.ofSeconds(30), Duration.ofSeconds(10)));
+            Thread waiter = new Thread(waiting, "waiting-for-a-permit");
+            waiter.setDaemon(true);
+            waiter.start();
+            await().atMost(Duration.ofSeconds(10)).until(() -> (Long) ((List<?>) primary().call("PUBSUB", "NUMSUB",
+                    SemaphoreScripts.channel("wait-permits"))).get(1) == 1L);
+
+            DistributedSemaphore permits = operator.semaphore("wait-permits", 2);
+            List<LockInfo> holds = permits.holders();
+            assertThat(holds).extracting(LockInfo::owner).containsExactly(Optional.of("stuck-worker"), Optional.of("worker-b"));
+            assertThat(holds).allSatisfy(hold -> {
+                assertThat(hold.kind()).isEqualTo(LockInfo.Kind.PERMIT);
+                assertThat(hold.fencingToken()).as("no fencing tokens on redis-wait").isEmpty();
+                assertThat(hold.permits()).hasValue(2);
+            });
+            List<String> fences = ((List<?>) primary().call("HVALS", SemaphoreScripts.ownersKey("wait-permits"))).stream()
+                    .map(record -> ((String) record).split(" ")[0]).sorted(java.util.Comparator.comparingLong(Long::parseLong)).toList();
+            assertThat(holds).extracting(hold -> hold.holdId().orElseThrow()).as("the grants' numbers").isEqualTo(fences);
+
+            long start = System.nanoTime();
+            LockInfo revoked = permits.revoke(holds.get(0).holdId().orElseThrow(), "stuck since 02:10").orElseThrow();
+            assertThat(revoked.owner()).contains("stuck-worker");
+            for (int node = 0; node < redis.size(); node++) {
+                assertThat((List<?>) redis.call(node, "KEYS", "distlock-revoked:*")).as("the marker on node %d", node).hasSize(1);
+            }
+            assertThat(revokedLease.lost().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("a notification").isLessThan(1_000);
+            assertThat(revokedLease.extend(Duration.ofSeconds(30))).isFalse();
+            assertThat(kept.extend(Duration.ofSeconds(30))).isTrue();
+            Lease handed = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("woken by the revoke").isLessThan(1_000);
+            assertThat(permits.revoke(holds.get(0).holdId().orElseThrow(), "again")).isEmpty();
+            assertThat(permits.holders()).extracting(LockInfo::owner).first().isEqualTo(Optional.of("worker-b"));
+            handed.release();
+            kept.release();
+
+            Lease write = a.readWriteLock("wait-rw").writeLock().tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            LockInfo writer = operator.readWriteLock("wait-rw").holders().get(0);
+            assertThat(writer.kind()).isEqualTo(LockInfo.Kind.WRITE);
+            assertThat(writer.fencingToken()).isEmpty();
+            assertThat(operator.readWriteLock("wait-rw").revoke(writer.holdId().orElseThrow(), "writer stuck")).isPresent();
+            assertThat(write.lost().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+            b.readWriteLock("wait-rw").readLock().tryAcquire(Duration.ofSeconds(30)).orElseThrow().release();
+        }
+    }
+
+    @Test
+    void aHoldRevokeTheReplicasDidNotAcknowledgeIsUnknownAndRepeatingItIsHarmless() throws Exception {
+        int replica = redis.primaryIndex() == 1 ? 2 : 1;
+        try (LockClient holder = rig.client(); LockClient operator = rig.client()) {
+            Lease lease = holder.semaphore("unconfirmed-permit", 1).tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            DistributedSemaphore permits = operator.semaphore("unconfirmed-permit", 1);
+            String id = permits.holders().get(0).holdId().orElseThrow();
+            redis.cutReplication(replica);
+            try {
+                assertThatThrownBy(() -> permits.revoke(id, "drain"))
+                        .isInstanceOf(BackendUnavailableException.class).hasMessageContaining("1 of 2 replicas")
+                        .hasMessageContaining("revoking again is harmless");
+                // It did happen on the primary: the holder is told there, and holders() shows it gone.
+                assertThat(lease.lost().toCompletableFuture().get(5, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+                assertThat(permits.holders()).isEmpty();
+                assertThat(permits.revoke(id, "drain")).as("again: nothing held, nothing changed").isEmpty();
             } finally {
                 redis.healReplication(replica);
             }

@@ -1,5 +1,6 @@
 package io.distlock.redis.support;
 
+import io.distlock.Feature;
 import io.distlock.PermitCountMismatchException;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
@@ -121,14 +122,18 @@ public final class HoldCalls {
         String token = grant.ownerToken();
         String lease = Long.toString(leaseMillis);
         switch (grant.request().hold().kind()) {
+            // The marker is the same key for every kind of hold: owner tokens are never reused.
             case READ:
                 return new PendingReply.ScriptCall(HoldLua.EXTEND_MEMBER,
-                        List.of(ReadWriteScripts.readersKey(name), ReadWriteScripts.readerOwnersKey(name)), List.of(token, lease));
+                        List.of(ReadWriteScripts.readersKey(name), ReadWriteScripts.readerOwnersKey(name)),
+                        List.of(token, lease, LockScripts.revokedKey(name, token)));
             case WRITE:
                 return new PendingReply.ScriptCall(ReadWriteScripts.EXTEND_WRITE,
-                        List.of(ReadWriteScripts.writerKey(name), ReadWriteScripts.writerOwnerKey(name)), List.of(token, lease));
+                        List.of(ReadWriteScripts.writerKey(name), ReadWriteScripts.writerOwnerKey(name)),
+                        List.of(token, lease, LockScripts.revokedKey(name, token)));
             case PERMIT:
-                return new PendingReply.ScriptCall(HoldLua.EXTEND_MEMBER, SemaphoreScripts.holdKeys(name), List.of(token, lease));
+                return new PendingReply.ScriptCall(HoldLua.EXTEND_MEMBER, SemaphoreScripts.holdKeys(name),
+                        List.of(token, lease, LockScripts.revokedKey(name, token)));
             default:
                 return RedisNode.extendCall(name, token, leaseMillis);
         }
@@ -137,13 +142,38 @@ public final class HoldCalls {
     /**
      * @param hold  the extended grant's hold
      * @param reply its extend script's reply
-     * @return extended, or lost (for a lock, revoked with the operator's reason)
+     * @return extended; or lost, revoked with the operator's reason if its marker was found (every
+     *         kind's extend script answers it, as {@link LockScripts#EXTEND} does)
      */
     public static ExtendOutcome extendOutcome(Hold hold, Object reply) {
-        if (hold.kind() == Hold.Kind.EXCLUSIVE) {
-            return RedisNode.extendOutcome(reply);
+        return RedisNode.extendOutcome(reply);
+    }
+
+    /**
+     * An operator's revoke of one hold of a read-write lock or a semaphore: {@link ReadWriteScripts#REVOKE}
+     * or {@link SemaphoreScripts#REVOKE}, whose reply {@link HoldSnapshot#revoked} reads.
+     *
+     * @param name      the primitive's name
+     * @param primitive {@link Feature#READ_WRITE} or {@link Feature#SEMAPHORE}
+     * @param holdId    the hold's id, in the form {@link HoldSnapshot#holdId} accepts
+     * @param reason    the operator's reason
+     * @return the revoke
+     */
+    public static PendingReply.ScriptCall revoke(String name, Feature primitive, long holdId, String reason) {
+        String id = Long.toString(holdId);
+        String grace = Long.toString(LockScripts.REVOKED_MARKER_GRACE_MILLIS);
+        if (primitive == Feature.SEMAPHORE) {
+            return new PendingReply.ScriptCall(SemaphoreScripts.REVOKE,
+                    List.of(SemaphoreScripts.holdersKey(name), SemaphoreScripts.ownersKey(name), SemaphoreScripts.permitsKey(name),
+                            SemaphoreScripts.fenceKey(name)),
+                    List.of(id, LockScripts.revokedPrefix(name), reason, grace, LockScripts.REVOKED_CHANNEL,
+                            SemaphoreScripts.channel(name), name));
         }
-        return one(reply) ? ExtendOutcome.extended() : ExtendOutcome.lost();
+        return new PendingReply.ScriptCall(ReadWriteScripts.REVOKE,
+                List.of(ReadWriteScripts.readersKey(name), ReadWriteScripts.readerOwnersKey(name), ReadWriteScripts.writerKey(name),
+                        ReadWriteScripts.writerOwnerKey(name), ReadWriteScripts.fenceKey(name)),
+                List.of(id, LockScripts.revokedPrefix(name), reason, grace, LockScripts.REVOKED_CHANNEL,
+                        ReadWriteScripts.readersChannel(name), ReadWriteScripts.writersChannel(name), name));
     }
 
     /**

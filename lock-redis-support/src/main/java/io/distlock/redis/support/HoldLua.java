@@ -56,18 +56,55 @@ final class HoldLua {
             "end");
 
     /**
+     * The helpers of the revoke scripts ({@link SemaphoreScripts#REVOKE}, {@link ReadWriteScripts#REVOKE}),
+     * after {@link #FUNCTIONS}:
+     * <ul>
+     * <li>{@code findRecord(records, id)}: the owner token and owner record of the hold whose record
+     * starts with the fence {@code id} (a hold's id, see {@link HoldSnapshot}), in the hash
+     * {@code records}, or false. A scan of the hash — it holds one record per holder, so it is
+     * bounded by the permit count (or the readers), plus the holders whose lease has passed and
+     * that no acquire has dropped yet — since Redis has no index from a record's fence to its
+     * holder, and keeping one would cost every grant a write;</li>
+     * <li>{@code recordToken(record)}: the owner token a record names (its third field).</li>
+     * </ul>
+     * The revoke scripts read with {@code redis.call}, never {@code redis.pcall}: a read the ACL
+     * refuses ({@code NOPERM}) must fail the revoke, not pass for "no such hold" — a principal that
+     * may not revoke is told so, never that nothing was held.
+     */
+    static final String REVOKE_FUNCTIONS = String.join("\n",
+            "local function findRecord(records, id)",
+            "  local prefix = id .. ' '",
+            "  local all = redis.call('HGETALL', records)",
+            "  for i = 1, #all, 2 do",
+            "    if string.sub(all[i + 1], 1, #prefix) == prefix then return all[i], all[i + 1] end",
+            "  end",
+            "  return false",
+            "end",
+            "local function recordToken(record)",
+            "  return string.match(record, '^%S+ %S+ (%S+)')",
+            "end");
+
+    /**
      * Compare-and-extend of a holder kept in a sorted set, monotone. KEYS: the set, then every key
      * that must live as long as the holder (its owner records, a semaphore's count). ARGV: owner
-     * token, lease time in ms. Replies 1 if the token holds (a member whose lease has not passed:
-     * one that has counts as gone, as another client's acquire may already have dropped it) — its
-     * end is then at least the lease time from now ({@code ZADD XX GT}), and so is every key's
-     * expiry — else 0 (also for a set of another type: {@code redis.pcall}).
+     * token, lease time in ms, the token's {@linkplain LockScripts#revokedKey revocation marker} (an
+     * argument, not a key, as in {@link LockScripts#EXTEND}: a locker may only read the markers).
+     * Replies 1 if the token holds (a member whose lease has not passed: one that has counts as
+     * gone, as another client's acquire may already have dropped it) — its end is then at least the
+     * lease time from now ({@code ZADD XX GT}), and so is every key's expiry — else the revocation's
+     * reason if an operator revoked this hold (the marker, read with {@code redis.pcall}: a user
+     * without read rights on the markers gets 0), else 0 (also for a set of another type:
+     * {@code redis.pcall}).
      */
     static final RedisScript EXTEND_MEMBER = new RedisScript("extend-member", String.join("\n",
             FUNCTIONS,
             "local now = nowMillis()",
             "local score = redis.pcall('ZSCORE', KEYS[1], ARGV[1])",
-            "if type(score) ~= 'string' or tonumber(score) <= now then return 0 end",
+            "if type(score) ~= 'string' or tonumber(score) <= now then",
+            "  local reason = redis.pcall('GET', ARGV[3])",
+            "  if type(reason) == 'string' then return reason end",
+            "  return 0",
+            "end",
             "local lease = tonumber(ARGV[2])",
             "redis.call('ZADD', KEYS[1], 'XX', 'GT', now + lease, ARGV[1])",
             "for i = 1, #KEYS do keepFor(KEYS[i], lease) end",

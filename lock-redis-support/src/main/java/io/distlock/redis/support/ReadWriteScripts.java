@@ -101,9 +101,10 @@ public final class ReadWriteScripts {
             "return {0, tonumber(last[2]) - now}"));
 
     /**
-     * Compare-and-extend of the write hold, monotone, as {@link LockScripts#EXTEND} without the
-     * revocation marker. KEYS: writer, writer owner. ARGV: owner token, lease time in ms. Replies 1
-     * if the token writes (expiries then at least the lease time from now), else 0.
+     * Compare-and-extend of the write hold, monotone, as {@link LockScripts#EXTEND}. KEYS: writer,
+     * writer owner. ARGV: owner token, lease time in ms, the token's {@linkplain LockScripts#revokedKey
+     * revocation marker}. Replies 1 if the token writes (expiries then at least the lease time from
+     * now), else the revocation's reason if an operator revoked this hold, else 0.
      */
     public static final RedisScript EXTEND_WRITE = new RedisScript("rw-extend-write", String.join("\n",
             "if redis.pcall('GET', KEYS[1]) == ARGV[1] then",
@@ -111,6 +112,8 @@ public final class ReadWriteScripts {
             "  redis.call('PEXPIRE', KEYS[2], ARGV[2], 'GT')",
             "  return 1",
             "end",
+            "local reason = redis.pcall('GET', ARGV[3])",
+            "if type(reason) == 'string' then return reason end",
             "return 0"));
 
     /** Removes a reader (its owner record too), and wakes waiting writers if no live reader is left. */
@@ -178,6 +181,66 @@ public final class ReadWriteScripts {
             "if ARGV[2] ~= '0' then redis.call('SET', KEYS[4], '1', 'PX', ARGV[2]) end",
             "if redis.pcall('ZREM', KEYS[3], ARGV[1]) == 1 then redis.call('PUBLISH', ARGV[3], 'withdrawn') end",
             "return leave(KEYS[1], KEYS[2], ARGV[1], ARGV[3], ARGV[4])"));
+
+    /**
+     * An operator's revoke of one hold — the writer's or one reader's — atomic, as
+     * {@link LockScripts#REVOKE} is a lock's. KEYS: readers, reader owners, writer, writer owner,
+     * fence. ARGV: the hold's id (its grant's fence, see {@link HoldSnapshot}), the read-write lock's
+     * {@linkplain LockScripts#revokedPrefix revocation marker prefix}, reason, the marker's grace in ms
+     * ({@link LockScripts#REVOKED_MARKER_GRACE_MILLIS}), the revocation channel
+     * ({@value LockScripts#REVOKED_CHANNEL}), the {@linkplain #readersChannel readers'} and the
+     * {@linkplain #writersChannel writers' channel}, the name.
+     *
+     * <p>The writer's record is looked at first (one key); a reader is found by its id in the
+     * readers' records ({@code findRecord}, see {@link HoldLua#REVOKE_FUNCTIONS}). If no live hold
+     * has the id — none ever had, or it was released, revoked, or its lease has passed — it changes
+     * nothing and replies nil. Otherwise, in the lock's order: the holder's marker first
+     * ({@code <prefix><token>} = reason, living what the lease had left plus the grace: only an
+     * operator may write there, so anyone else is refused with {@code NOPERM} before anything
+     * changed); the fence {@code INCR}ed (every later grant's token is above the revoked one's, as the
+     * grants' own {@code INCR} already makes it: so a counter that cannot be incremented is passed
+     * over, {@code redis.pcall}, rather than leave the revoke half done); the hold removed with its
+     * record; then
+     * {@code <token> <name>} announced on the revocation channel, and the waiters woken as a release
+     * would wake them: for the writer both kinds (readers come in at once, unless a writer waits),
+     * for a reader the writers, if no live reader is left. Replies {@code {'WRITE' or 'READ', token,
+     * record, ms the lease had left, nil}}.
+     */
+    public static final RedisScript REVOKE = new RedisScript("rw-revoke", String.join("\n",
+            HoldLua.FUNCTIONS,
+            HoldLua.REVOKE_FUNCTIONS,
+            "local now = nowMillis()",
+            "local function mark(token, left)",
+            "  redis.call('SET', ARGV[2] .. token, ARGV[3], 'PX', left + tonumber(ARGV[4]))",
+            "  redis.pcall('INCR', KEYS[5])",
+            "end",
+            "local writerRecord = redis.call('GET', KEYS[4])",
+            "if writerRecord and string.sub(writerRecord, 1, #ARGV[1] + 1) == ARGV[1] .. ' ' then",
+            "  local token = redis.call('GET', KEYS[3])",
+            "  if token and recordToken(writerRecord) == token then",
+            "    local left = redis.call('PTTL', KEYS[3])",
+            "    if left < 0 then left = 0 end",
+            "    mark(token, left)",
+            "    redis.call('DEL', KEYS[3], KEYS[4])",
+            "    redis.call('PUBLISH', ARGV[5], token .. ' ' .. ARGV[8])",
+            "    redis.call('PUBLISH', ARGV[6], 'revoked')",
+            "    redis.call('PUBLISH', ARGV[7], 'revoked')",
+            "    return {'WRITE', token, writerRecord, left, false}",
+            "  end",
+            "end",
+            "local token, record = findRecord(KEYS[2], ARGV[1])",
+            "if not token then return false end",
+            "local score = redis.call('ZSCORE', KEYS[1], token)",
+            "if not score or tonumber(score) <= now then return false end",
+            "local left = tonumber(score) - now",
+            "mark(token, left)",
+            "redis.call('ZREM', KEYS[1], token)",
+            "redis.call('HDEL', KEYS[2], token)",
+            "redis.call('PUBLISH', ARGV[5], token .. ' ' .. ARGV[8])",
+            "if redis.call('ZCOUNT', KEYS[1], string.format('(%d', now), '+inf') == 0 then",
+            "  redis.call('PUBLISH', ARGV[7], 'revoked')",
+            "end",
+            "return {'READ', token, record, left, false}"));
 
     private ReadWriteScripts() {
     }

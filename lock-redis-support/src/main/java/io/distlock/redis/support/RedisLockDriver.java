@@ -1,6 +1,7 @@
 package io.distlock.redis.support;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.Feature;
 import io.distlock.LockException;
 import io.distlock.LockInfo;
 import io.distlock.spi.Attempt;
@@ -107,15 +108,12 @@ public final class RedisLockDriver implements LockDriver {
      * Records a grant, for revocation notices: its token is listened for on this server from now on,
      * and the first grant on it waits (briefly) for the subscription's confirmation
      * ({@link Revocations#awaitListening}). For a backend that takes the lock with its own call
-     * (Redis + {@code WAIT}'s pipelined acquire), after {@link #acquiring}. Only a lock can be
-     * revoked: a read, write or permit hold is not listened for.
+     * (Redis + {@code WAIT}'s pipelined acquire), after {@link #acquiring}. Every kind of hold is
+     * listened for: a lock, a reader, the writer and a permit can each be revoked.
      *
      * @param request the granted request
      */
     public void granted(LockRequest request) {
-        if (!revocable(request)) {
-            return;
-        }
         revocations.listenOn(node);
         revocations.granted(request.name(), request.ownerToken(), millis(request.leaseTime()));
         revocations.awaitListening(node);
@@ -129,9 +127,6 @@ public final class RedisLockDriver implements LockDriver {
      * @param request the request about to be sent
      */
     public void acquiring(LockRequest request) {
-        if (!revocable(request)) {
-            return;
-        }
         revocations.listenOn(node);
         revocations.acquiring(request.name(), request.ownerToken(), millis(request.leaseTime()));
     }
@@ -318,9 +313,28 @@ public final class RedisLockDriver implements LockDriver {
         return Optional.of(new Revoked(revocation.snapshot().info(true, true), revocation.snapshot().ownerToken()));
     }
 
-    /** Only a lock has revocations (its token is listened for); the other holds have none yet. */
-    private static boolean revocable(LockRequest request) {
-        return request.hold().kind() == Hold.Kind.EXCLUSIVE;
+    /**
+     * One round trip: a {@code MULTI} of reads with the server's {@code TIME} ({@link HoldSnapshot}).
+     * Each hold's id is its grant's fence; the fencing token shown is the same number.
+     */
+    @Override
+    public List<LockInfo> holds(String name, Feature primitive) {
+        return node.holds(name, primitive).infos(true);
+    }
+
+    /**
+     * One script ({@link ReadWriteScripts#REVOKE}, {@link SemaphoreScripts#REVOKE}): the hold found
+     * by its id, marker, fence, removal, notices, atomically. An id this backend never gives (not a
+     * grant's number) is answered empty without asking the server.
+     */
+    @Override
+    public Optional<Revoked> revokeHold(String name, Feature primitive, String holdId, String reason) {
+        OptionalLong id = HoldSnapshot.holdId(holdId);
+        if (id.isEmpty()) {
+            return Optional.empty();
+        }
+        return HoldSnapshot.revoked(name, primitive, node.eval("revoke the hold " + holdId + " of " + HoldSnapshot.what(name, primitive),
+                HoldCalls.revoke(name, primitive, id.getAsLong(), reason)), true);
     }
 
     /**

@@ -610,6 +610,22 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /**
+     * Reads every hold of a read-write lock or a semaphore, in one round trip ({@link HoldSnapshot#calls}:
+     * a {@code MULTI} of reads with the server's {@code TIME}), without changing anything.
+     *
+     * @param name      the primitive's name
+     * @param primitive {@link io.distlock.Feature#READ_WRITE} or {@link io.distlock.Feature#SEMAPHORE}
+     * @return the snapshot
+     * @throws BackendUnavailableException if the server did not answer
+     * @throws LockException               (an {@link io.distlock.AccessDeniedException} for an ACL refusal)
+     */
+    public HoldSnapshot holds(String name, io.distlock.Feature primitive) {
+        PendingReply.Replies replies = send("list the holds of " + HoldSnapshot.what(name, primitive), false,
+                HoldSnapshot.calls(name, primitive)).await(System.nanoTime() + operationTimeout.toNanos());
+        return HoldSnapshot.parse(name, primitive, replies, endpoint);
+    }
+
+    /**
      * What {@link LockScripts#REVOKE} ended.
      *
      * @param snapshot the lock as it was just before: holder's token, remaining time, owner record,

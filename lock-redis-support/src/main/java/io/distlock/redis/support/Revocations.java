@@ -19,7 +19,10 @@ import java.util.function.BiFunction;
  * revoke publishes {@code <owner token> <name>} on {@value LockScripts#REVOKED_CHANNEL}; each
  * client that holds leases subscribes to it (on every server it locks on, through the node's one
  * subscriber connection), and for a token it holds reads the revocation marker
- * ({@link LockScripts#revokedKey}) before it believes the notice — anyone with the ordinary lock
+ * ({@link LockScripts#revokedKey}) before it believes the notice. Every kind of hold goes this way
+ * — a lock's, a reader's, the writer's, a permit's ({@link ReadWriteScripts#REVOKE},
+ * {@link SemaphoreScripts#REVOKE}) — with the same channel and the same marker key under the
+ * primitive's name: owner tokens are never reused, so a token names one lease whatever its kind — anyone with the ordinary lock
  * rights may publish on that channel, but only an operator may write a marker. Then it reports
  * {@link DriverContext#leaseRevoked}. Notices for tokens it does not hold (nor is acquiring) cost
  * nothing (no read), so a flood of forged notices makes no client send anything.

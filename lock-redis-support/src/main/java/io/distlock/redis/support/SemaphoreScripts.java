@@ -92,6 +92,47 @@ public final class SemaphoreScripts {
             "redis.call('SET', KEYS[4], '1', 'PX', ARGV[2])",
             "return leave(KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[3])"));
 
+    /**
+     * An operator's revoke of one permit, atomic, as {@link LockScripts#REVOKE} is a lock's. KEYS:
+     * holders, owners, permits, fence. ARGV: the hold's id (its grant's fence, see
+     * {@link HoldSnapshot}), the semaphore's {@linkplain LockScripts#revokedPrefix revocation marker
+     * prefix}, reason, the marker's grace in ms ({@link LockScripts#REVOKED_MARKER_GRACE_MILLIS}), the
+     * revocation channel ({@value LockScripts#REVOKED_CHANNEL}), the semaphore's {@linkplain #channel
+     * release channel}, the semaphore's name.
+     *
+     * <p>Finds the permit by its id in the owner records ({@code findRecord}, see
+     * {@link HoldLua#REVOKE_FUNCTIONS}); if no live permit has it — none ever had, or it was
+     * released, revoked, or its lease has passed — it changes nothing and replies nil. Otherwise, in
+     * the lock's order: the holder's marker first ({@code <prefix><token>} = reason, living what the
+     * lease had left plus the grace: only an operator may write there, so anyone else is refused with
+     * {@code NOPERM} before anything changed); the fence {@code INCR}ed (every later grant's token is
+     * above the revoked one's, as the grants' own {@code INCR} already makes it: so a counter that
+     * cannot be incremented is passed over, {@code redis.pcall}, rather than leave the revoke half
+     * done); the permit removed with its record (the count with the last one), so the next acquire
+     * gets it at once; then
+     * {@code <token> <name>} announced on the revocation channel and a wake-up on the release
+     * channel, for the waiters. Replies {@code {'PERMIT', token, record, ms the lease had left,
+     * stored count or nil}}.
+     */
+    public static final RedisScript REVOKE = new RedisScript("semaphore-revoke", String.join("\n",
+            HoldLua.FUNCTIONS,
+            HoldLua.REVOKE_FUNCTIONS,
+            "local now = nowMillis()",
+            "local token, record = findRecord(KEYS[2], ARGV[1])",
+            "if not token then return false end",
+            "local score = redis.call('ZSCORE', KEYS[1], token)",
+            "if not score or tonumber(score) <= now then return false end",
+            "local left = tonumber(score) - now",
+            "local permits = redis.call('GET', KEYS[3])",
+            "redis.call('SET', ARGV[2] .. token, ARGV[3], 'PX', left + tonumber(ARGV[4]))",
+            "redis.pcall('INCR', KEYS[4])",
+            "redis.call('ZREM', KEYS[1], token)",
+            "redis.call('HDEL', KEYS[2], token)",
+            "if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('DEL', KEYS[2], KEYS[3]) end",
+            "redis.call('PUBLISH', ARGV[5], token .. ' ' .. ARGV[7])",
+            "redis.call('PUBLISH', ARGV[6], 'revoked')",
+            "return {'PERMIT', token, record, left, permits}"));
+
     private SemaphoreScripts() {
     }
 

@@ -1,11 +1,15 @@
 package io.distlock.redis.support;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.distlock.Feature;
 import io.distlock.LockInfo;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
+import io.distlock.spi.Hold;
 import io.distlock.spi.LockRequest;
+import io.distlock.spi.Revoked;
 import io.distlock.tck.fixtures.RedisServer;
 
 import java.net.URI;
@@ -63,6 +67,40 @@ class InspectionLayoutTest {
         long fence = driver.tryAcquire(request("recorded", "token-1")).grant().fencingToken().getAsLong();
         assertThat(OwnerRecord.parse((String) redis.call("GET", "distlock:{recorded}:owner")).fence())
                 .as("a grant repeated after a lost reply rewrites the record").hasValue(fence);
+    }
+
+    /**
+     * A permit's hold id is its grant's fence, read from its owner record; only that finds it again,
+     * and the revoke's answer carries the owner token for the engine while nothing shown does. The
+     * holder's token is listened for: the driver tells the engine of the revocation once the notice
+     * and the marker agree, and the revoked permit's extension answers the reason.
+     */
+    @Test
+    void aHoldsIdIsItsGrantsFenceAndRevokeFindsItByThatAlone() {
+        Grant first = driver.tryAcquire(new LockRequest("ids", "permit-1", LEASE, System.nanoTime(), Hold.permit(2))).grant();
+        Grant second = driver.tryAcquire(new LockRequest("ids", "permit-2", LEASE, System.nanoTime(), Hold.permit(2))).grant();
+        List<LockInfo> holds = driver.holds("ids", Feature.SEMAPHORE);
+        assertThat(holds).extracting(info -> info.holdId().orElseThrow()).containsExactly(
+                Long.toString(first.fencingToken().getAsLong()), Long.toString(second.fencingToken().getAsLong()));
+        assertThat(holds.toString()).doesNotContain("permit-1", "permit-2");
+
+        String id = holds.get(0).holdId().orElseThrow();
+        for (String notAnId : List.of("permit-1", "0" + id, "+" + id, " " + id, "", "-" + id, "1e3", "123456789012345678901")) {
+            assertThat(HoldSnapshot.holdId(notAnId)).as("'%s'", notAnId).isEmpty();
+            assertThat(driver.revokeHold("ids", Feature.SEMAPHORE, notAnId, "no")).as("'%s'", notAnId).isEmpty();
+        }
+        assertThat(driver.revokeHold("ids", Feature.READ_WRITE, id, "another primitive")).isEmpty();
+        assertThat(redis.call("ZCARD", SemaphoreScripts.holdersKey("ids"))).as("nothing changed").isEqualTo(2L);
+
+        Revoked revoked = driver.revokeHold("ids", Feature.SEMAPHORE, id, "drain").orElseThrow();
+        assertThat(revoked.ownerToken()).isEqualTo("permit-1");
+        assertThat(revoked.holder().holdId()).contains(id);
+        assertThat(revoked.holder().toString()).doesNotContain("permit-1");
+        assertThat(redis.call("GET", LockScripts.revokedKey("ids", "permit-1"))).isEqualTo("drain");
+        await().atMost(Duration.ofSeconds(5)).until(() -> "drain".equals(context.revoked.get("permit-1")));
+        assertThat(driver.extend(first, LEASE).revocationReason()).contains("drain");
+        assertThat(driver.extend(second, LEASE).isExtended()).isTrue();
+        assertThat(driver.revokeHold("ids", Feature.SEMAPHORE, id, "again")).isEmpty();
     }
 
     @Test
@@ -134,7 +172,7 @@ class InspectionLayoutTest {
         redis.call("PUBLISH", LockScripts.REVOKED_CHANNEL, "held-token other-name");
         // A real revoke's notice comes after them on the same connection: once it is handled, they were too.
         driver.revoke("heard", "maintenance");
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> context.revoked.containsKey(held.ownerToken()));
+        await().atMost(Duration.ofSeconds(5)).until(() -> context.revoked.containsKey(held.ownerToken()));
         assertThat(context.revoked).containsEntry("held-token", "maintenance").hasSize(1);
         assertThat(gets() - readsBefore).as("one GET: the real notice's marker (and the revoke's own GETs)")
                 .isLessThanOrEqualTo(1 + 3);

@@ -1,10 +1,12 @@
 package io.distlock.rediswait.internal;
 
 import io.distlock.BackendUnavailableException;
+import io.distlock.Feature;
 import io.distlock.LockException;
 import io.distlock.LockInfo;
 import io.distlock.LockOptions;
 import io.distlock.redis.support.HoldCalls;
+import io.distlock.redis.support.HoldSnapshot;
 import io.distlock.redis.support.LateWrites;
 import io.distlock.redis.support.LockScripts;
 import io.distlock.redis.support.LockSnapshot;
@@ -348,6 +350,49 @@ public final class RedisWaitDriver implements LockDriver {
                     + " ms): a failover could undo it; inspect tells whether it holds, and revoking again is harmless", null);
         }
         return Optional.of(new Revoked(revocation.snapshot().info(false, false), revocation.snapshot().ownerToken()));
+    }
+
+    /**
+     * One round trip on the primary: a {@code MULTI} of reads with its {@code TIME}
+     * ({@link HoldSnapshot}), no {@code WAIT} (nothing is written). Each hold's id is its grant's
+     * fence — the acquire scripts {@code INCR} the primitive's counter here too — but no fencing
+     * token is shown: that counter goes back with a failover to a replica that missed increments.
+     */
+    @Override
+    public List<LockInfo> holds(String name, Feature primitive) {
+        Primary.Target target = primary.current();
+        try {
+            return target.node().holds(name, primitive).infos(false);
+        } catch (RuntimeException e) {
+            throw unanswered(target, e, "list the holds of " + HoldSnapshot.what(name, primitive));
+        }
+    }
+
+    /**
+     * The hold's revoke script ({@link HoldCalls#revoke}) and {@code WAIT}, pipelined, as the lock's
+     * {@link #revoke}: with fewer acknowledgements than {@code replicas} the hold was revoked on the
+     * primary, but a failover could bring it back to its holder on the promoted replica, so the
+     * outcome is unknown ({@link BackendUnavailableException}; {@code holders()} tells, and a
+     * repeated revoke is harmless). An id this backend never gives is answered empty without asking.
+     */
+    @Override
+    public Optional<Revoked> revokeHold(String name, Feature primitive, String holdId, String reason) {
+        OptionalLong id = HoldSnapshot.holdId(holdId);
+        if (id.isEmpty()) {
+            return Optional.empty();
+        }
+        String what = "the hold " + holdId + " of " + HoldSnapshot.what(name, primitive);
+        Primary.Target target = primary.current();
+        PendingReply.Replies replies = roundTrip(target, "revoke " + what,
+                List.of(HoldCalls.revoke(name, primitive, id.getAsLong(), reason), waitCall));
+        Optional<Revoked> revoked = HoldSnapshot.revoked(name, primitive, value(target, replies, 0), false);
+        long acknowledged = acknowledgements(replies, 1);
+        if (revoked.isPresent() && acknowledged < replicas) {
+            throw new BackendUnavailableException(target.toString(), "Redis at " + target + " revoked " + what + ", but "
+                    + acknowledged + " of " + replicas + " replicas acknowledged within waitTimeout (" + waitTimeout.toMillis()
+                    + " ms): a failover could undo it; holders() tells whether it holds, and revoking again is harmless", null);
+        }
+        return revoked;
     }
 
     @Override
