@@ -44,7 +44,8 @@ import static org.awaitility.Awaitility.await;
  * writer excludes readers and writers, a waiting writer holds back the readers that come after it
  * and gets the lock while readers keep arriving, tokens in one order, holds whose holder stops come
  * back, the name's three primitives are independent and {@code holders()} lists none but locks, a
- * waiter is woken only by what can let it in.
+ * waiter is woken only by what can let it in; the read-write lock's own {@code holders()} lists its
+ * readers or its writer and {@code revoke(holdId, reason)} takes one back.
  */
 class ZooKeeperReadWriteLockTest {
 

@@ -51,7 +51,8 @@ import static org.awaitility.Awaitility.await;
  * Semaphores against one real server, each client a process of its own: N permits and not N + 1,
  * under contention too; a permit whose holder stops renewing, or whose client's session ends, comes
  * back; a count that differs from the live one is refused at once and leaves nothing; tokens
- * increase; nodes carry the count in their names; a waiter is woken only by what can let it in.
+ * increase; nodes carry the count in their names; a waiter is woken only by what can let it in;
+ * {@code holders()} lists each permit held and {@code revoke(holdId, reason)} takes one back.
  */
 class ZooKeeperSemaphoreTest {
 
