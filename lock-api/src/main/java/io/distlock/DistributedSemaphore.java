@@ -81,6 +81,8 @@ public interface DistributedSemaphore {
      * never a basis for deciding who may write. Needs an inspector's rights, as
      * {@link LockClient#inspect} does.
      *
+     * <p>The handle's own permit count plays no part: each permit shows the count its server stores.
+     *
      * @return the holds, ordered by grant (oldest first); empty when nobody holds the semaphore
      * @throws UnsupportedOperationException if the backend does not declare {@link Feature#INSPECTION}
      * @throws IllegalStateException         if the client is closed

@@ -83,7 +83,7 @@ final class Inspection {
         state.checkOpen();
         state.require(Feature.REVOCATION, "revoke");
         long start = state.nanoTime();
-        String what = what(name, primitive) + "'s hold " + holdId;
+        String what = "hold " + holdId + " of " + what(name, primitive);
         Optional<Revoked> revoked = calls.call("revoke " + what, () -> calls.driver().revokeHold(name, primitive, holdId, reason));
         revoked.ifPresent(r -> {
             leases.revoked(r.ownerToken(), reason); // this client's own hold, if it was the one revoked

@@ -151,4 +151,42 @@ class EngineSharedHoldTest {
     private void grantEverything() {
         driver.attempts = request -> Attempt.granted(new Grant(request, OptionalLong.empty(), null));
     }
+
+    @Test
+    void holdsAreShownAndRevokedThroughTheDriverAfterTheFeaturesAndArgumentsAreChecked() throws Exception {
+        LockClient plain = connect();
+        DistributedSemaphore undeclared = plain.semaphore("pool", 2);
+        assertThatThrownBy(undeclared::holders).isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("INSPECTION");
+        assertThatThrownBy(() -> undeclared.revoke("1", "stuck")).isInstanceOf(UnsupportedOperationException.class)
+                .hasMessageContaining("REVOCATION");
+        plain.close();
+
+        driver.declared = ScriptedDriver.SHARED_OPERATOR_DESCRIPTOR;
+        client = EngineClient.connect(driver.backend(), URI.create("scripted://operator"), LockOptions.defaults(), runtime);
+        DistributedSemaphore pool = client.semaphore("pool", 2);
+        Lease mine = pool.tryAcquire(LEASE).orElseThrow();
+        driver.holdOwners.put("7", driver.lastOwner("pool"));
+        driver.holdOwners.put("9", "a token of another client");
+        driver.calls.clear();
+
+        assertThatThrownBy(() -> pool.revoke(null, "stuck")).isInstanceOf(NullPointerException.class).hasMessageContaining("hold id");
+        assertThatThrownBy(() -> pool.revoke(" ", "stuck")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+        assertThatThrownBy(() -> pool.revoke("7", "two\nlines")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("control character");
+        assertThat(driver.calls).as("nothing reached the server").isEmpty();
+
+        assertThat(pool.holders()).extracting(info -> info.holdId().orElseThrow()).containsExactly("7", "9");
+        assertThat(driver.calls).containsExactly("holds pool SEMAPHORE");
+
+        assertThat(pool.revoke("7", "stuck since 02:10")).map(info -> info.holdId().orElseThrow()).contains("7");
+        assertThat(mine.lost().toCompletableFuture().get(5, TimeUnit.SECONDS)).as("this client's own permit ends at once")
+                .isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(mine.isValid()).isFalse();
+        assertThat(pool.revoke("7", "again")).as("no such hold: nothing revoked").isEmpty();
+        DistributedReadWriteLock rw = client.readWriteLock("pool");
+        assertThat(rw.holders()).allMatch(info -> info.kind() == io.distlock.LockInfo.Kind.READ);
+        assertThat(driver.calls).contains("holds pool READ_WRITE");
+        client.close();
+        assertThatThrownBy(pool::holders).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    }
 }

@@ -51,6 +51,11 @@ final class ScriptedDriver implements LockDriver {
             EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION,
                     Feature.READ_WRITE, Feature.SEMAPHORE));
 
+    /** The same, with read-write locks, semaphores, inspection and revocation. */
+    static final BackendDescriptor SHARED_OPERATOR_DESCRIPTOR = new BackendDescriptor("scripted", Guarantee.EFFICIENCY,
+            EnumSet.of(Feature.LEASE_EXTENSION, Feature.AUTO_RENEWAL, Feature.LOSS_NOTIFICATION, Feature.WAIT_NOTIFICATION,
+                    Feature.READ_WRITE, Feature.SEMAPHORE, Feature.INSPECTION, Feature.REVOCATION));
+
     /** What the backend declares: {@link #DESCRIPTOR} unless set (before connecting). */
     volatile BackendDescriptor declared;
     /** Every request's hold, in the order the driver was asked ({@link #tryAcquire}). */
@@ -267,6 +272,35 @@ final class ScriptedDriver implements LockDriver {
         }
         revocations.put(held.owner, reason);
         return Optional.of(new Revoked(info(name), held.owner));
+    }
+
+    /**
+     * Hold id → owner token of each hold {@link #holds(String, Feature)} shows, as a test sets it up
+     * (the model's server keeps one holder per name: holds of a primitive are scripted here).
+     */
+    final Map<String, String> holdOwners = new java.util.concurrent.ConcurrentSkipListMap<>();
+
+    @Override
+    public List<LockInfo> holds(String name, Feature primitive) {
+        reachable("holds " + name + " " + primitive);
+        return holdOwners.keySet().stream().map(id -> holdInfo(name, primitive, id)).toList();
+    }
+
+    @Override
+    public Optional<Revoked> revokeHold(String name, Feature primitive, String holdId, String reason) {
+        reachable("revokeHold " + name + " " + primitive + " " + holdId + " " + reason);
+        String owner = holdOwners.remove(holdId);
+        if (owner == null) {
+            return Optional.empty();
+        }
+        revocations.put(owner, reason);
+        return Optional.of(new Revoked(holdInfo(name, primitive, holdId), owner));
+    }
+
+    private LockInfo holdInfo(String name, Feature primitive, String id) {
+        return primitive == Feature.SEMAPHORE
+                ? LockInfo.builder(name).hold(LockInfo.Kind.PERMIT, id).permits(2).detail("scripted " + name).build()
+                : LockInfo.builder(name).hold(LockInfo.Kind.READ, id).detail("scripted " + name).build();
     }
 
     private LockInfo info(String name) {

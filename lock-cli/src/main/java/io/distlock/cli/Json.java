@@ -20,6 +20,9 @@ final class Json {
     static Map<String, Object> of(LockInfo info) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("name", info.name());
+        m.put("kind", info.kind().name());
+        m.put("holdId", info.holdId().orElse(null));
+        m.put("permits", info.permits().isPresent() ? info.permits().getAsInt() : null);
         m.put("owner", info.owner().orElse(null));
         m.put("fencingToken", info.fencingToken().isPresent() ? info.fencingToken().getAsLong() : null);
         m.put("acquiredAt", info.acquiredAt().map(Object::toString).orElse(null));

@@ -222,6 +222,55 @@ class CommandsTest {
         assertThat(right.out()).contains("0 held").doesNotContain(SECRET);
     }
 
+    static List<String> urisWithHolds() {
+        return Servers.uris().stream().filter(u -> u.startsWith("redis://") || u.startsWith("redis-wait://")
+                || u.startsWith("zookeeper://") || u.startsWith("etcd://")).toList();
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("urisWithHolds")
+    void inspectShowsEveryPermitAndReaderAndRevokeTakesOneBack(String uri) throws Exception {
+        String name = "cli-test/" + UUID.randomUUID().toString().substring(0, 8) + "/partner-api";
+        LockOptions options = LockOptions.builder().owner("caller on host-3").operationTimeout(Duration.ofSeconds(10)).build();
+        LockClient a = open(Locks.connect(uri, options));
+        LockClient b = open(Locks.connect(uri, LockOptions.builder().owner("caller on host-4").operationTimeout(Duration.ofSeconds(10)).build()));
+        Lease first = a.semaphore(name, 3).acquire(Duration.ofMinutes(5));
+        Lease second = b.semaphore(name, 3).acquire(Duration.ofMinutes(5));
+        Lease reader = a.readWriteLock(name).readLock().acquire(Duration.ofMinutes(5));
+
+        Distlock.Result permits = Distlock.launcher().run("inspect", uri, name, "--semaphore", "--json");
+        assertThat(permits.exitCode()).as(permits.toString()).isZero();
+        JsonArray shown = JsonParser.parseString(permits.out()).getAsJsonArray();
+        assertThat(shown).hasSize(2);
+        JsonObject oldest = shown.get(0).getAsJsonObject();
+        assertThat(oldest.get("kind").getAsString()).isEqualTo("PERMIT");
+        assertThat(oldest.get("permits").getAsInt()).isEqualTo(3);
+        assertThat(oldest.get("owner").getAsString()).isEqualTo("caller on host-3");
+        String id = oldest.get("holdId").getAsString();
+
+        Distlock.Result revoked = Distlock.launcher().run("revoke", uri, name, "--semaphore", "--hold", id, "--reason", "stuck", "--yes");
+        assertThat(revoked.exitCode()).as(revoked.toString()).isZero();
+        assertThat(revoked.out()).contains("revoked hold " + id + " of semaphore '" + name + "' from caller on host-3");
+        assertThat(first.lost().toCompletableFuture().get(20, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(second.isValid()).as("the other permit stays").isTrue();
+
+        Distlock.Result readers = Distlock.launcher().run("inspect", uri, name, "--read-write");
+        assertThat(readers.exitCode()).as(readers.toString()).isZero();
+        assertThat(readers.out()).contains("read-write lock '" + name + "'", "1 held", "KIND", "HOLD", "read", "caller on host-3");
+        reader.release();
+        second.release();
+    }
+
+    @Test
+    void aHoldIdNeedsItsPrimitiveAndABackendWithoutSemaphoresSaysSo() {
+        Distlock.Result noPrimitive = Distlock.launcher().run("revoke", Servers.uri("redis"), "x", "--hold", "7", "--reason", "r", "--yes");
+        assertThat(noPrimitive.exitCode()).as(noPrimitive.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(noPrimitive.err()).contains("--hold needs --semaphore or --read-write");
+        Distlock.Result redlock = Distlock.launcher().run("inspect", Servers.uri("redlock"), "x", "--semaphore");
+        assertThat(redlock.exitCode()).as(redlock.toString()).isEqualTo(ExitCodes.UNSUPPORTED);
+        assertThat(redlock.err()).contains("SEMAPHORE");
+    }
+
     @Test
     void revokeWithoutAReasonIsBadInput() {
         Distlock.Result r = Distlock.launcher().run("revoke", Servers.uri("redis"), "x", "--yes");

@@ -7,12 +7,14 @@ import io.distlock.DistributedSemaphore;
 import io.distlock.Feature;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockInfo;
 import io.distlock.PermitCountMismatchException;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -401,6 +403,224 @@ interface SharedHoldRules extends RuleGroup {
         }
         assertTrue(rig.track(rig.client().readWriteLock(rig.name).readLock().tryAcquire(rig.env.shortLease(),
                 rig.env.handOffTimeout())).isPresent(), rig.msg("nobody could read after the view's writer unlocked"));
+    }
+
+    /**
+     * Rule 9.9 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("9.9 holders shows every permit, reader and writer held, and nothing the server no longer holds")
+    default void required_9_9_holdsAreShown() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        rig.requireFeature(Feature.INSPECTION);
+        boolean semaphores = rig.backend().has(Feature.SEMAPHORE);
+        boolean readWrite = rig.backend().has(Feature.READ_WRITE);
+        if (!semaphores) {
+            rig.requireFeature(Feature.READ_WRITE);
+        }
+        LockClient inspector = rig.client();
+        if (semaphores) {
+            DistributedSemaphore seen = inspector.semaphore(rig.name, PERMITS);
+            assertTrue(seen.holders().isEmpty(), rig.msg("holders() showed a permit of a semaphore nobody ever took"));
+            Instant before = Instant.now();
+            List<Lease> held = new ArrayList<>();
+            for (int i = 0; i < PERMITS; i++) {
+                held.add(take(rig, rig.client().semaphore(rig.name, PERMITS).tryAcquire(rig.env.longLease()), "permit " + (i + 1)));
+            }
+            Instant after = Instant.now();
+            List<LockInfo> shown = awaitHolds(rig, seen::holders, PERMITS, PERMITS + " clients hold a permit each");
+            checkHolds(rig, shown, held, LockInfo.Kind.PERMIT, before, after);
+            shown.forEach(info -> assertEquals(java.util.OptionalInt.of(PERMITS), info.permits(),
+                    rig.msg("a permit was shown without its semaphore's count " + PERMITS + ": " + info)));
+            held.get(0).release();
+            List<LockInfo> afterRelease = awaitHolds(rig, seen::holders, PERMITS - 1, "the oldest permit was released");
+            assertFalse(afterRelease.stream().anyMatch(info -> info.holdId().equals(shown.get(0).holdId())),
+                    rig.msg("the released permit is still shown: " + afterRelease));
+            Lease stopped = take(rig, rig.client().semaphore(rig.name, PERMITS).tryAcquire(rig.env.shortLease()), "a short permit");
+            awaitHolds(rig, seen::holders, PERMITS, "a third permit of " + TestEnvironment.millis(rig.env.shortLease()) + " was taken");
+            rig.env.awaitUntil(rig.msg("waiting for holders() to stop showing a permit whose lease of "
+                            + TestEnvironment.millis(rig.env.shortLease()) + " ran out (its holder stopped)"),
+                    rig.env.shortLease().plus(rig.env.defaultTimeout()), () -> seen.holders().size() == PERMITS - 1);
+            assertFalse(stopped.isValid(), rig.msg("the stopped permit's lease is valid after its server stopped showing it"));
+            rig.notes.add("9.9: shown while held: " + shown.get(0));
+            held.get(1).release();
+            held.get(2).release();
+        }
+        if (readWrite) {
+            DistributedReadWriteLock seen = inspector.readWriteLock(rig.name);
+            assertTrue(seen.holders().isEmpty(), rig.msg("holders() showed a hold of a read-write lock nobody ever took"));
+            Instant before = Instant.now();
+            List<Lease> readers = List.of(
+                    take(rig, rig.client().readWriteLock(rig.name).readLock().tryAcquire(rig.env.longLease()), "reader 1"),
+                    take(rig, rig.client().readWriteLock(rig.name).readLock().tryAcquire(rig.env.longLease()), "reader 2"));
+            List<LockInfo> shownReaders = awaitHolds(rig, seen::holders, 2, "2 clients read");
+            checkHolds(rig, shownReaders, readers, LockInfo.Kind.READ, before, Instant.now());
+            readers.forEach(Lease::release);
+            awaitHolds(rig, seen::holders, 0, "both readers released");
+            before = Instant.now();
+            Lease writer = take(rig, rig.client().readWriteLock(rig.name).writeLock().tryAcquire(rig.env.longLease()), "the writer");
+            List<LockInfo> shownWriter = awaitHolds(rig, seen::holders, 1, "a writer holds");
+            checkHolds(rig, shownWriter, List.of(writer), LockInfo.Kind.WRITE, before, Instant.now());
+            writer.release();
+            awaitHolds(rig, seen::holders, 0, "the writer released");
+        }
+    }
+
+    /**
+     * Rule 9.10 (see SPEC.md).
+     *
+     * @throws InterruptedException if interrupted
+     */
+    @Test
+    @DisplayName("9.10 a revoked permit, reader or writer learns it, its hold is free again at once, and the fence moves")
+    default void required_9_10_holdsAreRevocable() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        rig.requireFeature(Feature.REVOCATION);
+        rig.requireFeature(Feature.INSPECTION);
+        boolean semaphores = rig.backend().has(Feature.SEMAPHORE);
+        boolean readWrite = rig.backend().has(Feature.READ_WRITE);
+        if (!semaphores) {
+            rig.requireFeature(Feature.READ_WRITE);
+        }
+        LockClient operator = rig.client();
+        Duration atOnce = rig.env.handOffTimeout().plus(rig.env.tolerance());
+        if (semaphores) {
+            DistributedSemaphore seen = operator.semaphore(rig.name, 2);
+            Lease a = take(rig, rig.client().semaphore(rig.name, 2).tryAcquire(rig.env.longLease()), "A's permit");
+            Lease b = take(rig, rig.client().semaphore(rig.name, 2).tryAcquire(rig.env.longLease()), "B's permit");
+            DistributedSemaphore theirs = rig.client().semaphore(rig.name, 2);
+            Rig.Waiter<Optional<Lease>> c = rig.start("C", () -> rig.track(theirs.tryAcquire(rig.env.longLease(), atOnce.plus(
+                    rig.env.defaultTimeout()))));
+            rig.awaitBlocked(c);
+            LockInfo shownA = awaitHolds(rig, seen::holders, 2, "A and B hold the 2 permits").get(0); // oldest first: A's
+            String id = shownA.holdId().orElseThrow(() -> new AssertionError(rig.msg("a permit was shown without a hold id: " + shownA)));
+            long start = System.nanoTime();
+            Optional<LockInfo> revoked = seen.revoke(id, "tck 9.10: the holder is stuck");
+            assertTrue(revoked.isPresent(), rig.msg("revoke of a held permit (" + id + ") answered 'not held'"));
+            assertEquals(Optional.of(id), revoked.get().holdId(), rig.msg("revoke of " + id + " named another hold: " + revoked.get()));
+            learnsRevoked(rig, a, "A's permit");
+            Optional<Lease> leaseC = rig.outcome(c, atOnce.plus(rig.env.defaultTimeout()).plus(rig.env.tolerance()));
+            assertTrue(leaseC.isPresent() && TestEnvironment.since(start).compareTo(atOnce.plus(rig.env.tolerance())) <= 0,
+                    rig.msg("the revoked permit was not free again at once: C, waiting, " + (leaseC.isPresent() ? "got it only after "
+                            + TestEnvironment.millis(TestEnvironment.since(start)) : "did not get it")));
+            assertTrue(b.isValid(), rig.msg("revoking A's permit ended B's too"));
+            if (rig.backend().has(Feature.LEASE_EXTENSION)) {
+                assertTrue(b.extend(rig.env.longLease()), rig.msg("B's permit could not be extended after A's was revoked"));
+            }
+            fencedAbove(rig, leaseC.get(), a, "C's permit", "the revoked permit");
+            assertTrue(seen.revoke(id, "tck 9.10: again").isEmpty(), rig.msg("a second revoke of " + id + " found it held"));
+            assertTrue(seen.revoke("no-such-hold", "tck 9.10: unknown").isEmpty(), rig.msg("a revoke of an unknown hold id found it"));
+            assertEquals(2, seen.holders().size(), rig.msg("revokes of holds no longer held changed what is held"));
+            assertThrows(NullPointerException.class, () -> seen.revoke(null, "x"), rig.msg("a null hold id was accepted"));
+            assertThrows(IllegalArgumentException.class, () -> seen.revoke(" ", "x"), rig.msg("a blank hold id was accepted"));
+            assertThrows(IllegalArgumentException.class, () -> seen.revoke(id, " "), rig.msg("a blank reason was accepted"));
+            rig.notes.add("9.10: revoke to a waiter's permit " + TestEnvironment.millis(TestEnvironment.since(start)));
+            b.release();
+            leaseC.get().release();
+        }
+        if (readWrite) {
+            DistributedReadWriteLock seen = operator.readWriteLock(rig.name);
+            Lease writer = take(rig, rig.client().readWriteLock(rig.name).writeLock().tryAcquire(rig.env.longLease()), "the writer");
+            DistributedLock read = rig.client().readWriteLock(rig.name).readLock();
+            Rig.Waiter<Optional<Lease>> reader = rig.start("R", () -> rig.track(read.tryAcquire(rig.env.longLease(), atOnce.plus(
+                    rig.env.defaultTimeout()))));
+            rig.awaitBlocked(reader);
+            LockInfo shownWriter = awaitHolds(rig, seen::holders, 1, "a writer holds").get(0);
+            assertEquals(LockInfo.Kind.WRITE, shownWriter.kind(), rig.msg("the writer was shown as " + shownWriter));
+            long start = System.nanoTime();
+            assertTrue(seen.revoke(shownWriter.holdId().orElseThrow(), "tck 9.10: the writer is stuck").isPresent(),
+                    rig.msg("revoke of the writer's hold answered 'not held'"));
+            learnsRevoked(rig, writer, "the writer");
+            Optional<Lease> readLease = rig.outcome(reader, atOnce.plus(rig.env.defaultTimeout()).plus(rig.env.tolerance()));
+            assertTrue(readLease.isPresent() && TestEnvironment.since(start).compareTo(atOnce.plus(rig.env.tolerance())) <= 0,
+                    rig.msg("the revoked writer's hold was not free again at once: a waiting reader " + (readLease.isPresent()
+                            ? "got in only after " + TestEnvironment.millis(TestEnvironment.since(start)) : "did not get in")));
+            fencedAbove(rig, readLease.get(), writer, "the reader", "the revoked writer");
+            Lease second = take(rig, rig.client().readWriteLock(rig.name).readLock().tryAcquire(rig.env.longLease()), "a second reader");
+            LockInfo first = awaitHolds(rig, seen::holders, 2, "2 readers hold").get(0); // the oldest: the reader that waited
+            assertTrue(seen.revoke(first.holdId().orElseThrow(), "tck 9.10: one reader is stuck").isPresent(),
+                    rig.msg("revoke of a reader's hold answered 'not held'"));
+            learnsRevoked(rig, readLease.get(), "the first reader");
+            assertTrue(second.isValid(), rig.msg("revoking one reader ended the other's hold too"));
+            if (rig.backend().has(Feature.LEASE_EXTENSION)) {
+                assertTrue(second.extend(rig.env.longLease()), rig.msg("the other reader could not extend after one was revoked"));
+            }
+            second.release();
+        }
+    }
+
+    /** @return the lease an attempt that must succeed got */
+    private static Lease take(Rig rig, Optional<Lease> attempt, String what) {
+        return rig.track(attempt).orElseThrow(() -> new AssertionError(rig.msg(what + ": a single attempt found it held")));
+    }
+
+    /** What holders() lists once it lists {@code count} holds, within the hand-off bound (a replica catching up). */
+    private static List<LockInfo> awaitHolds(Rig rig, java.util.function.Supplier<List<LockInfo>> holders, int count, String why) {
+        java.util.concurrent.atomic.AtomicReference<List<LockInfo>> shown = new java.util.concurrent.atomic.AtomicReference<>(List.of());
+        try {
+            rig.env.awaitUntil(rig.msg("waiting for holders() to list " + count + " (" + why + ")"), rig.env.handOffTimeout(),
+                    () -> shown.updateAndGet(x -> holders.get()).size() == count);
+        } catch (AssertionError e) {
+            throw new AssertionError(rig.msg("holders() listed " + shown.get().size() + " of the " + count + " held (" + why + "): "
+                    + shown.get()), e);
+        }
+        return shown.get();
+    }
+
+    /** Checks what holders() showed of {@code held}, taken in that order: kinds, ids, owners, tokens, grant times, leases. */
+    private static void checkHolds(Rig rig, List<LockInfo> shown, List<Lease> held, LockInfo.Kind kind, Instant before, Instant after) {
+        assertTrue(shown.stream().allMatch(info -> info.kind() == kind && info.name().equals(rig.name)),
+                rig.msg("holders() showed another kind or name than " + kind + " of '" + rig.name + "': " + shown));
+        assertEquals(shown.size(), shown.stream().map(LockInfo::holdId).filter(Optional::isPresent).distinct().count(),
+                rig.msg("the holds shown have no hold id, or the same one: " + shown));
+        assertEquals(shown.size(), shown.stream().map(LockInfo::owner).filter(o -> o.filter(x -> !x.isBlank()).isPresent())
+                .distinct().count(), rig.msg("holds of different clients showed no owner or the same owner: an operator cannot"
+                + " tell them apart: " + shown));
+        if (rig.backend().has(Feature.FENCING_TOKENS)) {
+            List<java.util.OptionalLong> tokens = shown.stream().map(LockInfo::fencingToken).toList();
+            List<java.util.OptionalLong> expected = held.stream().map(Lease::fencingToken).toList();
+            assertEquals(expected, tokens, rig.msg("holders() showed tokens " + tokens + ", not the holders' " + expected
+                    + " oldest first"));
+        }
+        Duration slack = rig.env.defaultTimeout(); // the server's clock against this JVM's, on one machine
+        for (LockInfo info : shown) {
+            info.acquiredAt().ifPresent(at -> assertTrue(!at.isBefore(before.minus(slack)) && !at.isAfter(after.plus(slack)),
+                    rig.msg("a hold was shown acquired at " + at + ", not between " + before + " and " + after + ": " + info)));
+            info.remaining().ifPresent(left -> assertTrue(left.compareTo(rig.env.longLease()) <= 0,
+                    rig.msg("a hold was shown with " + TestEnvironment.millis(left) + " left of a lease of "
+                            + TestEnvironment.millis(rig.env.longLease()))));
+        }
+    }
+
+    /** A revoked holder that does not renew learns it by its backend's notice: lost() REVOKED, invalid, no extension. */
+    private static void learnsRevoked(Rig rig, Lease lease, String whose) throws InterruptedException {
+        Duration notice = rig.env.handOffTimeout().plus(rig.env.tolerance());
+        Lease.LossReason reason;
+        try {
+            reason = lease.lost().toCompletableFuture().get(notice.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new AssertionError(rig.msg(whose + " still believes its hold valid " + TestEnvironment.millis(notice)
+                    + " after it was revoked: its lost() did not complete"), e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new AssertionError(rig.msg(whose + "'s lost() completed exceptionally: " + e.getCause()), e.getCause());
+        }
+        assertEquals(Lease.LossReason.REVOKED, reason, rig.msg(whose + "'s lost() completed with " + reason + ", not REVOKED"));
+        assertFalse(lease.isValid(), rig.msg(whose + "'s hold is valid after it was revoked"));
+        if (rig.backend().has(Feature.LEASE_EXTENSION)) {
+            assertFalse(lease.extend(rig.env.longLease()), rig.msg(whose + "'s extend returned true after its hold was revoked"));
+        }
+    }
+
+    /** Where the backend has fencing tokens: {@code later}'s is above the revoked {@code earlier}'s. */
+    private static void fencedAbove(Rig rig, Lease later, Lease earlier, String laterWhat, String earlierWhat) {
+        if (rig.backend().has(Feature.FENCING_TOKENS)) {
+            long after = rig.token(later);
+            long before = rig.token(earlier);
+            assertTrue(after > before, rig.msg(laterWhat + "'s fencing token " + after + " is not above " + earlierWhat + "'s "
+                    + before + ": the revoke did not move the fence"));
+        }
     }
 
     /** @return the most leases recorded under any one name that were valid at one instant */

@@ -205,11 +205,11 @@ enum Bug {
     ONE_HOLD_SHOWN("one-hold-shown", Shape.ONE_LINK,
             fails("9.9", "listed 1 of")),
     /**
-     * A revoke tells the permit's holder and moves the fence, but leaves the permit counted on the
-     * server until its lease runs out: taken back from its holder, given to nobody.
+     * A revoke of one hold takes every hold of the primitive (the lock's revoke reused: the whole
+     * key deleted), so revoking one stuck permit evicts every healthy holder with it.
      */
-    REVOKED_PERMIT_KEPT("revoked-permit-kept", Shape.ONE_LINK,
-            fails("9.10", "not free again"));
+    REVOKE_TAKES_EVERY_HOLD("revoke-takes-every-hold", Shape.ONE_LINK,
+            fails("9.10", "ended B's too"));
 
     /** The scheme of {@link MemoryBackend.Broken}, which serves every variant of a server or driver defect. */
     static final String BROKEN_SCHEME = "broken";

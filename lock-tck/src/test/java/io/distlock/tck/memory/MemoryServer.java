@@ -475,6 +475,7 @@ final class MemoryServer {
      */
     Holder revokeHold(String key, long fence, String reason) {
         Holder holder;
+        List<String> ended = new ArrayList<>();
         synchronized (this) {
             long now = System.nanoTime();
             settle(key, now);
@@ -485,16 +486,22 @@ final class MemoryServer {
                 return null;
             }
             holder = holder(key, found, now);
-            if (bug != Bug.REVOKED_PERMIT_KEPT) {
-                queue.remove(found); // the defect keeps the revoked permit counted: nobody may take it again
+            List<Entry> taken = bug == Bug.REVOKE_TAKES_EVERY_HOLD
+                    ? queue.stream().filter(e -> e.granted).toList() // the defect: every hold of the primitive goes
+                    : List.of(found);
+            for (Entry entry : taken) {
+                queue.remove(entry);
+                fenceCounter = Math.max(fenceCounter, entry.fence) + 1;
+                revocations.put(entry.owner, reason);
+                ended.add(entry.owner);
             }
-            fenceCounter = Math.max(fenceCounter, found.fence) + 1;
-            revocations.put(found.owner, reason);
             settle(key, now);
         }
-        java.util.function.Consumer<String> listener = revocationListeners.remove(holder.owner());
-        if (listener != null) {
-            listener.accept(reason);
+        for (String owner : ended) {
+            java.util.function.Consumer<String> listener = revocationListeners.remove(owner);
+            if (listener != null) {
+                listener.accept(reason);
+            }
         }
         fire(key);
         return holder;
