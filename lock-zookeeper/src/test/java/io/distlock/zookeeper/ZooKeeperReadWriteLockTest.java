@@ -1,6 +1,7 @@
 package io.distlock.zookeeper;
 
 import io.distlock.DistributedLock;
+import io.distlock.DistributedReadWriteLock;
 import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockInfo;
@@ -22,6 +23,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -42,7 +44,8 @@ import static org.awaitility.Awaitility.await;
  * writer excludes readers and writers, a waiting writer holds back the readers that come after it
  * and gets the lock while readers keep arriving, tokens in one order, holds whose holder stops come
  * back, the name's three primitives are independent and {@code holders()} lists none but locks, a
- * waiter is woken only by what can let it in.
+ * waiter is woken only by what can let it in; the read-write lock's own {@code holders()} lists its
+ * readers or its writer and {@code revoke(holdId, reason)} takes one back.
  */
 class ZooKeeperReadWriteLockTest {
 
@@ -76,7 +79,16 @@ class ZooKeeperReadWriteLockTest {
     }
 
     private LockClient client() {
-        return opened.add(Locks.connect(URI.create(server.uri(CHROOT)), LockOptions.builder().owner("rw-test").build()));
+        return client("rw-test");
+    }
+
+    private LockClient client(String owner) {
+        return opened.add(Locks.connect(URI.create(server.uri(CHROOT)), LockOptions.builder().owner(owner).build()));
+    }
+
+    /** The hold id of a node of the read-write lock {@code name}: its sequence and its directory's czxid. */
+    private static String holdId(String name, String node) throws Exception {
+        return LockNodes.holdId(node, raw.exists(LockNodes.readWriteDir(CHROOT, name), false).getCzxid());
     }
 
     private static List<String> rwLine(String name) {
@@ -292,6 +304,94 @@ class ZooKeeperReadWriteLockTest {
         read.release();
         write.release();
         permit.release();
+    }
+
+    /**
+     * {@code holders()} shows the readers that hold (not the writer waiting behind them, nor the
+     * reader behind it), each as READ with its node's sequence as hold id, then the writer alone as
+     * WRITE; a revoke of one of two readers leaves the other valid and lets the waiting writer in
+     * only once that one goes too; a waiter's id revokes nothing.
+     */
+    @Test
+    void holdersShowsTheReadersThenTheWriterAndARevokeOfOneReaderLeavesTheOther() throws Exception {
+        String name = unique("readers");
+        LockClient operator = client("ops");
+        assertThat(operator.readWriteLock(name).holders()).as("nothing held").isEmpty();
+        Lease r1 = client("reader-1").readWriteLock(name).readLock().tryAcquire(LEASE).orElseThrow();
+        Lease r2 = client("reader-2").readWriteLock(name).readLock().tryAcquire(LEASE).orElseThrow();
+        Future<Optional<Lease>> writing = executor.submit(() -> client("writer").readWriteLock(name).writeLock().tryAcquire(LEASE, WAIT));
+        await().atMost(WAIT).until(() -> writersInLine(name) == 1);
+        Future<Optional<Lease>> lateReading = executor.submit(() -> client("reader-3").readWriteLock(name).readLock().tryAcquire(LEASE, WAIT));
+        await().atMost(WAIT).until(() -> rwLine(name).size() == 4);
+        List<String> nodes = rwLine(name);
+
+        List<LockInfo> holds = operator.readWriteLock(name).holders();
+        assertThat(holds).extracting(LockInfo::kind).containsExactly(LockInfo.Kind.READ, LockInfo.Kind.READ);
+        assertThat(holds).extracting(info -> info.holdId().orElseThrow()).containsExactly(holdId(name, nodes.get(0)), holdId(name, nodes.get(1)));
+        assertThat(holds).extracting(LockInfo::owner).containsExactly(Optional.of("reader-1"), Optional.of("reader-2"));
+        assertThat(holds).extracting(LockInfo::fencingToken).containsExactly(r1.fencingToken(), r2.fencingToken());
+        assertThat(holds).allSatisfy(info -> {
+            assertThat(info.permits()).isEmpty();
+            assertThat(info.waiters()).hasValue(2);
+            assertThat(info.detail()).startsWith("node " + LockNodes.readWriteDir(CHROOT, name) + "/read-*-"
+                    + info.holdId().orElseThrow().substring(0, 10));
+        });
+
+        DistributedReadWriteLock rw = operator.readWriteLock(name);
+        assertThat(rw.revoke(holdId(name, nodes.get(2)), "the waiting writer holds nothing")).isEmpty();
+        assertThat(rw.revoke(holdId(name, nodes.get(3)), "nor the reader behind it")).isEmpty();
+        assertThat(rwLine(name)).isEqualTo(nodes);
+
+        assertThat(rw.revoke(holdId(name, nodes.get(0)), "one reader too many")).map(LockInfo::owner).contains(Optional.of("reader-1"));
+        assertThat(r1.lost().toCompletableFuture().get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(r2.isValid()).as("the other reader").isTrue();
+        assertThat(r2.extend(LEASE)).isTrue();
+        assertThat(writing.isDone()).as("the writer waits for the other reader").isFalse();
+        r2.release();
+        Lease write = writing.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).orElseThrow();
+        String writerId = holdId(name, nodes.get(2));
+        assertThat(operator.readWriteLock(name).holders()).singleElement().satisfies(info -> {
+            assertThat(info.kind()).isEqualTo(LockInfo.Kind.WRITE);
+            assertThat(info.holdId()).contains(writerId);
+            assertThat(info.owner()).contains("writer");
+            assertThat(info.fencingToken()).isEqualTo(write.fencingToken());
+            assertThat(info.waiters()).hasValue(1);
+            assertThat(info.detail()).startsWith("node " + LockNodes.readWriteDir(CHROOT, name) + "/write-*-");
+        });
+        write.release();
+        lateReading.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).orElseThrow().release();
+        assertThat(operator.readWriteLock(name).holders()).isEmpty();
+    }
+
+    /**
+     * A revoked writer: the readers waiting behind it get in at once, with tokens above its own; the
+     * writer learns it without renewing and may not extend; its id revokes nothing a second time.
+     */
+    @Test
+    void aRevokedWriterLetsTheWaitingReadersInAtOnceWithHigherTokens() throws Exception {
+        String name = unique("writer-revoked");
+        Lease write = client("writer").readWriteLock(name).writeLock().tryAcquire(LEASE).orElseThrow();
+        CompletableFuture<Lease.LossReason> lost = write.lost().toCompletableFuture();
+        Future<Optional<Lease>> read1 = executor.submit(() -> client("reader-1").readWriteLock(name).readLock().tryAcquire(LEASE, WAIT));
+        Future<Optional<Lease>> read2 = executor.submit(() -> client("reader-2").readWriteLock(name).readLock().tryAcquire(LEASE, WAIT));
+        await().atMost(WAIT).until(() -> rwLine(name).size() == 3);
+        DistributedReadWriteLock rw = client("ops").readWriteLock(name);
+        String id = rw.holders().get(0).holdId().orElseThrow();
+
+        LockInfo revoked = rw.revoke(id, "writer stuck").orElseThrow();
+        assertThat(revoked.kind()).isEqualTo(LockInfo.Kind.WRITE);
+        assertThat(revoked.fencingToken()).isEqualTo(write.fencingToken());
+        Lease readA = read1.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).orElseThrow();
+        Lease readB = read2.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).orElseThrow();
+        assertThat(readA.fencingToken().orElseThrow()).isGreaterThan(write.fencingToken().orElseThrow());
+        assertThat(readB.fencingToken().orElseThrow()).isGreaterThan(write.fencingToken().orElseThrow());
+        assertThat(lost.get(WAIT.toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(write.isValid()).isFalse();
+        assertThat(write.extend(LEASE)).isFalse();
+        assertThat(rw.revoke(id, "again")).isEmpty();
+        assertThat(rw.holders()).extracting(LockInfo::kind).containsExactly(LockInfo.Kind.READ, LockInfo.Kind.READ);
+        readA.release();
+        readB.release();
     }
 
     /**

@@ -134,6 +134,48 @@ class ZooKeeperRevocationRightsTest {
         assertThat(lease.isValid()).isFalse();
     }
 
+    /**
+     * A semaphore's permit and a read-write lock's reader, held by the locker: everyone may list the
+     * holds, only the operator may revoke one — the others are refused ({@code multi} fails as a
+     * whole) and nothing changes: the holder stays valid and extends, its node stays listed.
+     */
+    @Test
+    void onlyTheOperatorMayRevokeAHoldAndEveryoneMayListThem() throws Exception {
+        LockClient holder = as(LOCKER, chroot);
+        String name = "pool-" + UUID.randomUUID().toString().substring(0, 8);
+        Lease permit = holder.semaphore(name, 2).tryAcquire(LEASE).orElseThrow();
+        Lease read = holder.readWriteLock(name).readLock().tryAcquire(LEASE).orElseThrow();
+        String permitId = holder.semaphore(name, 2).holders().get(0).holdId().orElseThrow();
+        String readId = holder.readWriteLock(name).holders().get(0).holdId().orElseThrow();
+
+        for (String who : new String[] {INSPECTOR, LOCKER, MALLORY, null}) {
+            LockClient client = as(who, chroot);
+            String principal = who == null ? "world" : who.substring(0, who.indexOf(':'));
+            assertThat(client.semaphore(name, 2).holders()).as("%s lists the permits", principal)
+                    .extracting(LockInfo::fencingToken).containsExactly(permit.fencingToken());
+            assertThat(client.readWriteLock(name).holders()).as("%s lists the readers", principal)
+                    .extracting(LockInfo::fencingToken).containsExactly(read.fencingToken());
+            assertThatThrownBy(() -> client.semaphore(name, 2).revoke(permitId, "not yours")).as("%s revokes a permit", principal)
+                    .isInstanceOf(AccessDeniedException.class)
+                    .hasMessageContaining("refused to revoke the hold " + permitId + " of semaphore '" + name + "'")
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("Pw-"));
+            assertThatThrownBy(() -> client.readWriteLock(name).revoke(readId, "not yours")).as("%s revokes a reader", principal)
+                    .isInstanceOf(AccessDeniedException.class);
+            assertThat(permit.isValid() && read.isValid()).as("after %s's revokes", principal).isTrue();
+            assertThat(permit.extend(LEASE) && read.extend(LEASE)).isTrue();
+            assertThat(client.semaphore(name, 2).holders()).as("still held after %s's revoke", principal).hasSize(1);
+        }
+
+        LockClient operator = as(OPS, chroot);
+        assertThat(operator.semaphore(name, 2).revoke(permitId, "ops on call")).map(LockInfo::fencingToken).contains(permit.fencingToken());
+        assertThat(operator.readWriteLock(name).revoke(readId, "ops on call")).map(LockInfo::fencingToken).contains(read.fencingToken());
+        assertThat(permit.lost().toCompletableFuture().get(ENV.defaultTimeout().toMillis(), TimeUnit.MILLISECONDS))
+                .isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(read.lost().toCompletableFuture().get(ENV.defaultTimeout().toMillis(), TimeUnit.MILLISECONDS))
+                .isEqualTo(Lease.LossReason.REVOKED);
+        assertThat(holder.semaphore(name, 2).holders()).isEmpty();
+    }
+
     @Test
     void withoutTheRecordsNodeNobodyWithCredentialsMayRevoke() throws Exception {
         String bare = chroot + "-bare";

@@ -2,6 +2,7 @@ package io.distlock.zookeeper.internal;
 
 import io.distlock.spi.Hold;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -61,6 +62,69 @@ final class LineRules {
         boolean refused() {
             return storedPermits > 0;
         }
+    }
+
+    /**
+     * Whether the node at {@code place} holds, judged as its own request would judge it (the hold is
+     * read off its name, {@link ZkPaths#holdOf}): what an inspector or a revoke tells a hold from a
+     * waiter by, in the same listing.
+     *
+     * <p>Once a node holds by these rules it keeps holding for as long as it lives: nodes join a line
+     * only behind the last, so the nodes ahead of it can only go, and none of the rules takes a hold
+     * back when a node ahead goes. So the holds of a line are a prefix of it (a waiter is never ahead
+     * of a hold), and a node that held in a listing still holds when a later request deletes it.
+     * It may hold before its own client knows it: a waiter let in by a deletion holds from that
+     * deletion on, and its client learns it at its next look (the lock's first node is its holder
+     * in the same way).
+     *
+     * @param queue the line, first in line first ({@link ZkPaths#queue(List, Hold)})
+     * @param place the index of the node in {@code queue}
+     * @return true if it holds, false if it waits (or is refused: another count ahead of a permit)
+     */
+    static boolean holds(List<String> queue, int place) {
+        return judge(ZkPaths.holdOf(queue.get(place)), queue, place).granted();
+    }
+
+    /**
+     * Every node of {@code queue} that holds, as {@link #holds} judges each — in one pass along the
+     * line, keeping what the rules look at ahead of each node (a writer seen, whether every count so
+     * far is the first's), where judging each node on its own would cost a walk back along the line
+     * per node: quadratic in a semaphore of thousands of permits.
+     *
+     * @param queue the line, first in line first
+     * @return the nodes that hold, first in line first (a prefix of the line, as {@link #holds} says)
+     */
+    static List<String> holding(List<String> queue) {
+        List<String> held = new ArrayList<>();
+        boolean writerAhead = false;
+        boolean oneCountAhead = true; // every node ahead has the first node's count
+        int firstCount = 0;
+        for (int place = 0; place < queue.size(); place++) {
+            String node = queue.get(place);
+            Hold hold = ZkPaths.holdOf(node);
+            boolean holds;
+            switch (hold.kind()) {
+                case READ:
+                    holds = !writerAhead;
+                    break;
+                case PERMIT:
+                    holds = place < hold.permits() && (place == 0 || oneCountAhead && firstCount == hold.permits());
+                    break;
+                default:
+                    holds = place == 0;
+                    break;
+            }
+            if (holds) {
+                held.add(node);
+            }
+            writerAhead |= ZkPaths.isWrite(node);
+            if (place == 0) {
+                firstCount = hold.permits();
+            } else {
+                oneCountAhead &= hold.permits() == firstCount;
+            }
+        }
+        return held;
     }
 
     /**

@@ -3,6 +3,7 @@ package io.distlock.zookeeper.internal;
 import io.distlock.AccessDeniedException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.LockInfo;
+import io.distlock.spi.Hold;
 import io.distlock.spi.Revoked;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -22,8 +23,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * An operator's calls on the locks of a chroot: who holds a lock ({@link #inspect}, {@link #holders})
- * and taking one back ({@link #revoke}), and the revocation records a revoked holder's client reads
- * ({@link #reason}).
+ * and taking one back ({@link #revoke}); the same for the holds of a read-write lock or a semaphore
+ * ({@link #holds}, {@link #revokeHold}: each reader, writer or permit is a node of the line that
+ * holds by {@link LineRules}, named by its sequence); and the revocation records a revoked holder's
+ * client reads ({@link #reason}).
  *
  * <p>The holder of a lock is the first node of its line; what it shows comes from the node itself:
  * its data (the owner description, {@link NodeData}), its {@code czxid} (the fencing token), its
@@ -34,7 +37,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>A revoke is one {@code multi}: delete the holder's node (by its exact path: a node that is gone
  * is never recreated, so it deletes that holder or nothing) and create the revocation record
- * {@code <chroot>/.revoked/<owner token>} with the reason. Either both happen or neither.
+ * {@code <chroot>/.revoked/<owner token>} with the reason. Either both happen or neither. A hold's
+ * revoke is the same {@code multi} on the hold's node, so its holder's client learns it the same way
+ * (the watch on its granted node, or its next extension), whatever it holds.
  */
 final class LockInspector {
 
@@ -74,18 +79,24 @@ final class LockInspector {
         }
 
         LockInfo info() {
-            // A node written by this layout once more (version 1) was granted after waiting: its mtime
-            // is the grant. Otherwise the grant was at once (ctime), or the layout is the previous one,
-            // whose renewals rewrote the node (ctime: when it joined the line).
-            long grantedAt = NodeData.isLayout(data) && stat.getVersion() > 0 ? stat.getMtime() : stat.getCtime();
             return LockInfo.builder(name)
                     .owner(NodeData.value(data, "owner"))
                     .fencingToken(stat.getCzxid())
-                    .acquiredAt(Instant.ofEpochMilli(grantedAt), LockInfo.Clock.SERVER)
+                    .acquiredAt(grantedAt(data, stat), LockInfo.Clock.SERVER)
                     .waiters(queue.size() - 1)
                     .detail("node " + ZkPaths.shown(dir, child()) + ", session 0x" + Long.toHexString(stat.getEphemeralOwner()))
                     .build();
         }
+    }
+
+    /**
+     * When a node's request was granted, by the leader's clock: a node written by this layout once
+     * more (version 1) was granted after waiting, and its mtime is the grant. Otherwise the grant was
+     * at once (ctime), or the layout is the previous one, whose renewals rewrote the node (ctime:
+     * when it joined the line).
+     */
+    private static Instant grantedAt(byte[] data, Stat stat) {
+        return Instant.ofEpochMilli(NodeData.isLayout(data) && stat.getVersion() > 0 ? stat.getMtime() : stat.getCtime());
     }
 
     Optional<LockInfo> inspect(String name) throws KeeperException {
@@ -192,6 +203,7 @@ final class LockInspector {
      * else), the line is read again: the revoke takes whoever holds the lock now, or finds it free.
      */
     Optional<Revoked> revoke(String name, String reason) throws KeeperException {
+        String what = "revoke '" + name + "'";
         for (int round = 0; round < ROUNDS; round++) {
             Optional<Holder> read = read(name);
             if (read.isEmpty()) {
@@ -199,37 +211,246 @@ final class LockInspector {
             }
             Holder holder = read.get();
             String token = ZkPaths.ownerToken(holder.child());
-            String record = ZkPaths.record(chroot, token);
             ZooKeeper zk = session.zk();
-            List<OpResult> results = calls.await(multi(zk, List.of(Op.delete(holder.path(), -1),
-                    Op.create(record, NodeData.record(reason, owner), session.acl(), CreateMode.PERSISTENT))),
-                    "revoke '" + name + "'");
-            int failed = failedOp(results);
-            if (failed < 0) {
+            Ending ending = Ending.AS_NEW;
+            for (int sent = 0; !ending.settled(); sent++) {
+                checkSends(sent, what);
+                ending = deleteWithRecord(zk, what, holder.path(), token, ending,
+                        multi(zk, deleteWithRecordOps(holder.path(), token, reason, ending)));
+            }
+            if (ending == Ending.DONE) {
                 sweep(zk, token);
                 return Optional.of(new Revoked(holder.info(), token));
-            }
-            int code = ((OpResult.ErrorResult) results.get(failed)).getErr();
-            if (code == KeeperException.Code.NOAUTH.intValue()) {
-                throw refused(name, failed == 0 ? holder.dir() : ZkPaths.revokedDir(chroot), null);
-            }
-            if (failed == 1 && code == KeeperException.Code.NONODE.intValue()) {
-                if (session.authenticated()) {
-                    // Only an operator may keep records; which principal that is, this client cannot
-                    // know: the operator creates the node with its rights (README).
-                    throw refused(name, ZkPaths.revokedDir(chroot), "it does not exist: revocation is set up by creating it"
-                            + " with the operator's rights (see lock-zookeeper's README, 'Inspection and revocation')");
-                }
-                session.createParents(chroot);
-                createRecordsNode(zk);
-                continue;
-            }
-            if (failed != 0 || code != KeeperException.Code.NONODE.intValue()) {
-                throw KeeperException.create(KeeperException.Code.get(code), failed == 0 ? holder.path() : record);
             }
             // The holder's node went before the multi: look again.
         }
         throw changing(name);
+    }
+
+    /**
+     * The holds of a read-write lock's or a semaphore's line, first in line first: a {@code sync} and
+     * a listing (one round trip), then a read of every node that holds by the line's rules, all sent
+     * at once (one round trip). A hold released between the two is left out: a moment's picture.
+     *
+     * @param name      the primitive's name
+     * @param primitive any hold of the primitive ({@link Hold#READ} for a read-write lock, a permit
+     *                  for a semaphore): which line
+     */
+    List<LockInfo> holds(String name, Hold primitive) throws KeeperException {
+        String dir = ZkPaths.dir(chroot, name, primitive);
+        ZooKeeper zk = session.zk();
+        Line line = calls.await(listLine(zk, dir, primitive), "list " + dir);
+        List<String> held = LineRules.holding(line.queue());
+        int waiters = line.queue().size() - held.size();
+        List<CompletableFuture<HoldNode>> reads = new ArrayList<>(held.size());
+        for (String child : held) {
+            reads.add(readHold(zk, name, dir, child, ZkPaths.holdId(child, line.dirCzxid()), waiters));
+        }
+        List<LockInfo> found = new ArrayList<>(held.size());
+        for (int i = 0; i < reads.size(); i++) {
+            HoldNode node = calls.await(reads.get(i), "read a hold's node in " + dir);
+            if (node != null) {
+                found.add(node.info());
+            }
+        }
+        return found;
+    }
+
+    /**
+     * Takes one hold of a read-write lock or a semaphore back: the node that {@code holdId} names
+     * (its sequence, in the life of the directory its {@code czxid} names) is found in one listing of
+     * its line (after a {@code sync}: one round trip), and
+     * only if it holds by the line's rules (a waiter is nobody's hold) one {@code multi} deletes it
+     * by its exact path and creates its record, as {@link #revoke} does for a lock, with a read of the
+     * node sent just before it on the session (in order: the node as the {@code multi} found it; one
+     * round trip for both). A node that holds keeps holding until it goes ({@link LineRules#holds}),
+     * so the node the {@code multi} deletes is a hold; if it went first (released, expired, revoked
+     * by someone else) the {@code multi} changes nothing and the hold id names no hold any more: empty.
+     * The other holds stay; every node behind it was created after it (a higher {@code czxid}), and
+     * the waiters watching it are woken by its deletion.
+     *
+     * @param name      the primitive's name
+     * @param primitive which line, as {@link #holds}
+     * @param holdId    the hold id {@link #holds} showed: the node's sequence and its directory's {@code czxid}
+     * @param reason    the operator's reason, kept in the record
+     * @return what was revoked, or empty if no node of that sequence holds (nothing changed)
+     */
+    Optional<Revoked> revokeHold(String name, Hold primitive, String holdId, String reason) throws KeeperException {
+        ZkPaths.HoldKey key = ZkPaths.parseHoldId(holdId);
+        if (key == null) {
+            return Optional.empty(); // not one of this backend's hold ids: names no hold
+        }
+        String dir = ZkPaths.dir(chroot, name, primitive);
+        ZooKeeper zk = session.zk();
+        Line line = calls.await(listLine(zk, dir, primitive), "list " + dir);
+        if (line.dirCzxid() != key.dirCzxid()) {
+            return Optional.empty(); // a hold of an earlier life of the directory (or none): ended with it
+        }
+        List<String> queue = line.queue();
+        int place = -1;
+        for (int i = 0; i < queue.size() && place < 0; i++) {
+            if (ZkPaths.sequenceOf(queue.get(i)).equals(key.sequence())) {
+                place = i;
+            }
+        }
+        if (place < 0 || !LineRules.holds(queue, place)) {
+            return Optional.empty();
+        }
+        String child = queue.get(place);
+        String path = dir + "/" + child;
+        String token = ZkPaths.ownerToken(child);
+        int waiters = queue.size() - LineRules.holding(queue).size();
+        String id = ZkPaths.holdId(child, line.dirCzxid());
+        String what = "revoke the hold " + id + " of " + (primitive.kind() == Hold.Kind.PERMIT ? "semaphore '" : "read-write lock '")
+                + name + "'";
+        Ending ending = Ending.AS_NEW;
+        HoldNode held = null;
+        for (int sent = 0; !ending.settled(); sent++) {
+            checkSends(sent, what);
+            CompletableFuture<HoldNode> read = readHold(zk, name, dir, child, id, waiters); // before the multi, in order on the session
+            CompletableFuture<List<OpResult>> revoked = multi(zk, deleteWithRecordOps(path, token, reason, ending));
+            held = calls.await(read, "read the hold's node " + ZkPaths.shownHold(dir, child));
+            ending = deleteWithRecord(zk, what, path, token, ending, revoked);
+        }
+        if (ending == Ending.NODE_GONE || held == null) {
+            return Optional.empty();
+        }
+        sweep(zk, token);
+        return Optional.of(new Revoked(held.info(), token));
+    }
+
+    /** A read-write lock's or a semaphore's line as listed: its nodes, first in line first, and its directory's {@code czxid}. */
+    private record Line(List<String> queue, long dirCzxid) {
+    }
+
+    /**
+     * A {@code sync} and a listing of a line's directory, in order on the session (one round trip),
+     * with the directory's {@code Stat}, whose {@code czxid} tells one life of the directory from
+     * another ({@link ZkPaths#holdId}). A directory that does not exist lists empty.
+     */
+    private static CompletableFuture<Line> listLine(ZooKeeper zk, String dir, Hold primitive) {
+        zk.sync(dir, (rc, p, ctx) -> { }, null);
+        CompletableFuture<Line> listed = new CompletableFuture<>();
+        zk.getChildren(dir, false, (rc, p, ctx, children, stat) -> {
+            if (rc == KeeperException.Code.NONODE.intValue()) {
+                listed.complete(new Line(List.of(), 0));
+            } else {
+                ZkCalls.complete(listed, rc, p, children == null ? null : new Line(ZkPaths.queue(children, primitive), stat.getCzxid()));
+            }
+        }, null);
+        return listed;
+    }
+
+    /** A node of a read-write lock's or a semaphore's line that holds, as read. */
+    private record HoldNode(String name, String dir, String child, String id, int waiters, byte[] data, Stat stat) {
+        LockInfo info() {
+            Hold hold = ZkPaths.holdOf(child);
+            LockInfo.Builder info = LockInfo.builder(name)
+                    .owner(NodeData.value(data, "owner"))
+                    .fencingToken(stat.getCzxid())
+                    .acquiredAt(grantedAt(data, stat), LockInfo.Clock.SERVER)
+                    .waiters(waiters)
+                    .detail("node " + ZkPaths.shownHold(dir, child) + ", session 0x" + Long.toHexString(stat.getEphemeralOwner()));
+            switch (hold.kind()) {
+                case READ:
+                    info.hold(LockInfo.Kind.READ, id);
+                    break;
+                case WRITE:
+                    info.hold(LockInfo.Kind.WRITE, id);
+                    break;
+                default:
+                    info.hold(LockInfo.Kind.PERMIT, id).permits(hold.permits());
+                    break;
+            }
+            return info.build();
+        }
+    }
+
+    /** @return the hold's node as read, or null (completed) if it is gone */
+    private static CompletableFuture<HoldNode> readHold(ZooKeeper zk, String name, String dir, String child, String id, int waiters) {
+        CompletableFuture<HoldNode> read = new CompletableFuture<>();
+        zk.getData(dir + "/" + child, false, (rc, p, ctx, data, stat) -> {
+            if (rc == KeeperException.Code.NONODE.intValue()) {
+                read.complete(null);
+            } else {
+                ZkCalls.complete(read, rc, p, stat == null ? null : new HoldNode(name, dir, child, id, waiters, data, stat));
+            }
+        }, null);
+        return read;
+    }
+
+    /**
+     * How a revoke's {@code multi} went, and how to send it again: {@link #AS_NEW} creates the record,
+     * {@link #RECORD_KEPT} overwrites one already there (a request revoked before, as the first in a
+     * line whose client did not know it yet, that joined the line again with the same owner token).
+     */
+    private enum Ending {
+        AS_NEW, RECORD_KEPT, DONE, NODE_GONE;
+
+        boolean settled() {
+            return this == DONE || this == NODE_GONE;
+        }
+    }
+
+    /**
+     * A revoke's {@code multi} is sent again only when the records' node or a record changed under
+     * it (created, swept): a few times at most, unless someone keeps deleting them.
+     */
+    private void checkSends(int sent, String what) {
+        if (sent >= ROUNDS) {
+            throw new BackendUnavailableException(calls.endpoint(), "could not " + what + ": the revocation records in "
+                    + ZkPaths.revokedDir(chroot) + " at " + calls.endpoint() + " changed " + ROUNDS + " times meanwhile; ask again", null);
+        }
+    }
+
+    /** The {@code multi} of a revoke: delete the node by its exact path, and create (or overwrite) its record. */
+    private List<Op> deleteWithRecordOps(String path, String token, String reason, Ending ending) {
+        String record = ZkPaths.record(chroot, token);
+        byte[] data = NodeData.record(reason, owner);
+        return List.of(Op.delete(path, -1), ending == Ending.RECORD_KEPT ? Op.setData(record, data, -1)
+                : Op.create(record, data, session.acl(), CreateMode.PERSISTENT));
+    }
+
+    /**
+     * Awaits a revoke's {@code multi} and says what it did: {@link Ending#DONE} (both), {@link
+     * Ending#NODE_GONE} (the node went first: nothing changed), or how to send it again (the records'
+     * node was missing and is now created, for a client without credentials; or a record was there).
+     *
+     * @throws io.distlock.AccessDeniedException if the principal may not delete the node or keep the record
+     */
+    private Ending deleteWithRecord(ZooKeeper zk, String what, String path, String token, Ending sent,
+                                    CompletableFuture<List<OpResult>> multi) throws KeeperException {
+        List<OpResult> results = calls.await(multi, what);
+        int failed = failedOp(results);
+        if (failed < 0) {
+            return Ending.DONE;
+        }
+        int code = ((OpResult.ErrorResult) results.get(failed)).getErr();
+        String record = ZkPaths.record(chroot, token);
+        if (code == KeeperException.Code.NOAUTH.intValue()) {
+            throw refused(what, failed == 0 ? path.substring(0, path.lastIndexOf('/')) : ZkPaths.revokedDir(chroot), null);
+        }
+        if (failed == 0 && code == KeeperException.Code.NONODE.intValue()) {
+            return Ending.NODE_GONE;
+        }
+        if (failed == 1 && code == KeeperException.Code.NODEEXISTS.intValue() && sent == Ending.AS_NEW) {
+            return Ending.RECORD_KEPT;
+        }
+        if (failed == 1 && code == KeeperException.Code.NONODE.intValue() && sent == Ending.AS_NEW) {
+            if (session.authenticated()) {
+                // Only an operator may keep records; which principal that is, this client cannot
+                // know: the operator creates the node with its rights (README).
+                throw refused(what, ZkPaths.revokedDir(chroot), "it does not exist: revocation is set up by creating it"
+                        + " with the operator's rights (see lock-zookeeper's README, 'Inspection and revocation')");
+            }
+            session.createParents(chroot);
+            createRecordsNode(zk);
+            return Ending.AS_NEW;
+        }
+        if (failed == 1 && code == KeeperException.Code.NONODE.intValue()) {
+            return Ending.AS_NEW; // the record to overwrite was swept meanwhile: create it
+        }
+        throw KeeperException.create(KeeperException.Code.get(code), failed == 0 ? path : record);
     }
 
     /**
@@ -259,9 +480,10 @@ final class LockInspector {
         return -1;
     }
 
-    private AccessDeniedException refused(String name, String path, String why) {
-        return new AccessDeniedException(calls.endpoint(), "ZooKeeper at " + calls.endpoint() + " refused to revoke '" + name
-                + "': " + session.principal() + (why != null ? " cannot keep a revocation record in " + path + ": " + why
+    /** @param what what was refused: {@code revoke 'name'}, {@code revoke the hold … of semaphore 'name'} */
+    private AccessDeniedException refused(String what, String path, String why) {
+        return new AccessDeniedException(calls.endpoint(), "ZooKeeper at " + calls.endpoint() + " refused to " + what
+                + ": " + session.principal() + (why != null ? " cannot keep a revocation record in " + path + ": " + why
                 : " has no permission on " + path + " (NOAUTH); an operator needs DELETE on the lock directories (granted on"
                 + " the chroot, which lock directories inherit) and CREATE on " + ZkPaths.revokedDir(chroot)), null);
     }

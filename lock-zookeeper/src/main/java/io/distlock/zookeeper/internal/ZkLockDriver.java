@@ -547,6 +547,52 @@ public final class ZkLockDriver implements LockDriver {
         }
     }
 
+    /**
+     * Every reader and writer of a read-write lock, or every permit of a semaphore, that holds on the
+     * server: the nodes of its line that its rules let in ({@link LineRules#holding}), each read for
+     * its owner, {@code czxid} (the fencing token) and grant time; the hold id is the node's sequence,
+     * never the owner token its name also carries. Two round trips.
+     */
+    @Override
+    public List<LockInfo> holds(String name, io.distlock.Feature primitive) {
+        try {
+            return inspector.holds(name, line(primitive));
+        } catch (KeeperException e) {
+            throw calls.translate(e, "list the holds of " + describe(name, primitive));
+        }
+    }
+
+    /**
+     * Revokes the hold whose node has the sequence {@code holdId}, if that node holds: one
+     * {@code multi} deletes it and writes its revocation record, as a lock's revoke does, so its
+     * holder's client learns it by the same watch (armed on every grant, whatever the hold) or at
+     * its next extension. Two round trips.
+     */
+    @Override
+    public Optional<Revoked> revokeHold(String name, io.distlock.Feature primitive, String holdId, String reason) {
+        try {
+            return inspector.revokeHold(name, line(primitive), holdId, reason);
+        } catch (KeeperException e) {
+            throw calls.translate(e, "revoke the hold " + holdId + " of " + describe(name, primitive));
+        }
+    }
+
+    /** Any hold of {@code primitive}: it names the primitive's line ({@link ZkPaths#dir}, {@link ZkPaths#queue(List, Hold)}). */
+    private static Hold line(io.distlock.Feature primitive) {
+        switch (primitive) {
+            case READ_WRITE:
+                return Hold.READ;
+            case SEMAPHORE:
+                return Hold.permit(1);
+            default:
+                throw new IllegalArgumentException("not a primitive with holds: " + primitive);
+        }
+    }
+
+    private static String describe(String name, io.distlock.Feature primitive) {
+        return (primitive == io.distlock.Feature.SEMAPHORE ? "semaphore '" : "read-write lock '") + name + "'";
+    }
+
     // ---- the session ---------------------------------------------------------------------------
 
     private void stateChanged(ConnectionState state) {

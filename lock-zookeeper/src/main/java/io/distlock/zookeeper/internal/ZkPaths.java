@@ -73,6 +73,83 @@ final class ZkPaths {
         return dir + "/" + PREFIX + "*-" + child.substring(child.length() - SEQUENCE_DIGITS);
     }
 
+    /**
+     * A read-write lock's or a semaphore's request node's path for people to read, as {@link
+     * #shown(String, String)}: {@code <dir>/permit-3-*-<sequence>}, the owner token left out.
+     */
+    static String shownHold(String dir, String child) {
+        String prefix = prefixOf(child);
+        return dir + "/" + (prefix == null ? "" : prefix) + "*-" + child.substring(child.length() - SEQUENCE_DIGITS);
+    }
+
+    /**
+     * The hold id of a read-write lock's or a semaphore's node: its sequence, the 10 digits ZooKeeper
+     * appended to its name, then a dash and its directory's {@code czxid} in hex — never the owner
+     * token, which the name carries too and which would let whoever knows it release the hold.
+     *
+     * <p>The sequence alone names one node only for one life of the directory: a container node is
+     * removed once empty, and the one created in its place counts from 0 again, so a hold id kept
+     * from an earlier listing could name another client's hold. The directory's {@code czxid} (the
+     * transaction that created it) is never the same twice, and the listing that finds the node
+     * gives it at no cost.
+     *
+     * @param child     the node's name
+     * @param dirCzxid  its directory's {@code czxid}
+     * @return the hold id, {@code 0000000042-1000000a3}
+     */
+    static String holdId(String child, long dirCzxid) {
+        return child.substring(child.length() - SEQUENCE_DIGITS) + "-" + Long.toHexString(dirCzxid);
+    }
+
+    /**
+     * A hold id read back: the node's sequence as it ends the node's name, and the directory's {@code czxid}.
+     */
+    record HoldKey(String sequence, long dirCzxid) {
+    }
+
+    /**
+     * @param holdId a hold id as given back by an operator ({@link #holdId}); the sequence's leading
+     *               zeros may be left out
+     * @return what it names, or null if it cannot be a hold id of this backend
+     */
+    static HoldKey parseHoldId(String holdId) {
+        int dash = holdId.indexOf('-');
+        if (dash < 1 || dash > SEQUENCE_DIGITS || holdId.length() - dash - 1 < 1 || holdId.length() - dash - 1 > 16) {
+            return null;
+        }
+        for (int i = 0; i < holdId.length(); i++) {
+            char c = holdId.charAt(i);
+            boolean digit = c >= '0' && c <= '9';
+            if (i < dash ? !digit : i > dash && !(digit || c >= 'a' && c <= 'f')) {
+                return null;
+            }
+        }
+        return new HoldKey("0".repeat(SEQUENCE_DIGITS - dash) + holdId.substring(0, dash),
+                Long.parseUnsignedLong(holdId.substring(dash + 1), 16));
+    }
+
+    /** @return the sequence that ends a request node's name (10 digits) */
+    static String sequenceOf(String child) {
+        return child.substring(child.length() - SEQUENCE_DIGITS);
+    }
+
+    /**
+     * @param child a node of a read-write lock's or a semaphore's line ({@link #inLineFor})
+     * @return the hold its request asked for, read off its name: a reader, a writer, or a permit of its count
+     */
+    static Hold holdOf(String child) {
+        if (child.startsWith(READ_PREFIX)) {
+            return Hold.READ;
+        }
+        if (child.startsWith(WRITE_PREFIX)) {
+            return Hold.WRITE;
+        }
+        if (child.startsWith(PERMIT_PREFIX)) {
+            return Hold.permit(permitsOf(child));
+        }
+        return Hold.EXCLUSIVE;
+    }
+
     static String lockDir(String chroot, String name) {
         return chroot + "/" + encode(name);
     }

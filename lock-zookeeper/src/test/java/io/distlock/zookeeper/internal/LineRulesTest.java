@@ -61,6 +61,57 @@ class LineRulesTest {
         assertThat(LineRules.judge(Hold.permit(3), line, 2).refused()).as("one ahead with another count refuses").isTrue();
     }
 
+    /**
+     * The holds of a line as an inspector reads them in one pass: every node its own request would
+     * judge let in, on lines of every shape (random ones too); they are the head of the line.
+     */
+    @Test
+    void theHoldsOfALineAreTheNodesTheRulesLetInAndTheyAreItsHead() {
+        assertThat(LineRules.holding(line("read-", "read-", "write-", "read-"))).hasSize(2);
+        assertThat(LineRules.holding(line("write-", "read-", "write-"))).hasSize(1);
+        assertThat(LineRules.holding(line("permit-2-", "permit-2-", "permit-2-"))).hasSize(2);
+        assertThat(LineRules.holding(line("permit-3-", "permit-2-", "permit-3-"))).as("another count between them").hasSize(1);
+        assertThat(LineRules.holding(List.of())).isEmpty();
+        java.util.Random random = new java.util.Random(25);
+        List<String> kinds = List.of("read-", "write-", "permit-1-", "permit-2-", "permit-3-");
+        for (int round = 0; round < 2_000; round++) {
+            boolean rw = random.nextBoolean();
+            String[] prefixes = new String[random.nextInt(8)];
+            for (int i = 0; i < prefixes.length; i++) {
+                prefixes[i] = rw ? kinds.get(random.nextInt(2)) : random.nextInt(6) == 0 ? kinds.get(2 + random.nextInt(3)) : "permit-2-";
+            }
+            List<String> line = line(prefixes);
+            List<String> judged = new ArrayList<>();
+            for (int place = 0; place < line.size(); place++) {
+                boolean holds = LineRules.judge(ZkPaths.holdOf(line.get(place)), line, place).granted();
+                assertThat(LineRules.holds(line, place)).isEqualTo(holds);
+                if (holds) {
+                    judged.add(line.get(place));
+                }
+            }
+            assertThat(LineRules.holding(line)).as("%s", line).isEqualTo(judged).isEqualTo(line.subList(0, judged.size()));
+        }
+    }
+
+    @Test
+    void aHoldsIdIsItsNodesSequenceAndItsDirectorysLifeNeverItsOwnerToken() {
+        String child = "permit-3-" + TOKEN + "-0000000042";
+        assertThat(ZkPaths.holdId(child, 0x1000000a3L)).isEqualTo("0000000042-1000000a3").doesNotContain(TOKEN);
+        assertThat(ZkPaths.parseHoldId("0000000042-1000000a3")).isEqualTo(new ZkPaths.HoldKey("0000000042", 0x1000000a3L));
+        assertThat(ZkPaths.parseHoldId("42-1000000a3")).as("leading zeros left out").isEqualTo(new ZkPaths.HoldKey("0000000042", 0x1000000a3L));
+        assertThat(ZkPaths.parseHoldId("0-ffffffffffffffff")).isEqualTo(new ZkPaths.HoldKey("0000000000", -1L));
+        for (String notOne : List.of("", "42", "-1a", "42-", "00000000042-1", "4 2-1", "42-1A", "42-1-2", "42-10000000000000000", "x-1",
+                TOKEN, "\u0664\u0662-1")) {
+            assertThat(ZkPaths.parseHoldId(notOne)).as(notOne).isNull();
+        }
+        assertThat(ZkPaths.sequenceOf(child)).isEqualTo("0000000042");
+        assertThat(ZkPaths.shownHold("/c/.semaphore/s", child)).isEqualTo("/c/.semaphore/s/permit-3-*-0000000042");
+        assertThat(ZkPaths.shownHold("/c/.rw/s", "write-" + TOKEN + "-0000000007")).isEqualTo("/c/.rw/s/write-*-0000000007");
+        assertThat(ZkPaths.holdOf(child)).isEqualTo(Hold.permit(3));
+        assertThat(ZkPaths.holdOf("read-" + TOKEN + "-0000000001")).isEqualTo(Hold.READ);
+        assertThat(ZkPaths.holdOf("write-" + TOKEN + "-0000000001")).isEqualTo(Hold.WRITE);
+    }
+
     @Test
     void eachPrimitiveHasItsOwnDirectoryThatNoLockNameReaches() {
         for (String name : List.of(".rw", ".semaphore", ".rw/x", ".semaphore/x", "rw", "semaphore/x", "x")) {

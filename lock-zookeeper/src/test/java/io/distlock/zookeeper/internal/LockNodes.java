@@ -50,6 +50,15 @@ public final class LockNodes {
     }
 
     /**
+     * @param child    a read-write lock's or a semaphore's node
+     * @param dirCzxid its directory's czxid
+     * @return the hold id the driver shows for it
+     */
+    public static String holdId(String child, long dirCzxid) {
+        return ZkPaths.holdId(child, dirCzxid);
+    }
+
+    /**
      * @param children a listing of a lock's directory
      * @return its lock nodes, first in line (the holder) first
      */
