@@ -209,7 +209,14 @@ enum Bug {
      * key deleted), so revoking one stuck permit evicts every healthy holder with it.
      */
     REVOKE_TAKES_EVERY_HOLD("revoke-takes-every-hold", Shape.ONE_LINK,
-            fails("9.10", "ended B's too"));
+            fails("9.10", "ended B's too")),
+    /**
+     * A revoke of a permit, reader or writer ends it on the server but its holder's client is told
+     * only of locks' revokes (it listens for no other kind): a holder that does not renew goes on
+     * believing its hold valid — what the Redis and etcd drivers did before they listened for holds.
+     */
+    HOLD_REVOKE_UNHEARD("hold-revoke-unheard", Shape.ONE_LINK,
+            fails("9.10", "still believes its hold valid"));
 
     /** The scheme of {@link MemoryBackend.Broken}, which serves every variant of a server or driver defect. */
     static final String BROKEN_SCHEME = "broken";

@@ -499,7 +499,7 @@ final class MemoryServer {
         }
         for (String owner : ended) {
             java.util.function.Consumer<String> listener = revocationListeners.remove(owner);
-            if (listener != null) {
+            if (listener != null && bug != Bug.HOLD_REVOKE_UNHEARD) { // the defect: the holder is not told
                 listener.accept(reason);
             }
         }
