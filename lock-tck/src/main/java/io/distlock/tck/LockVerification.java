@@ -194,6 +194,16 @@ public abstract class LockVerification implements SafetyRules, LeaseUseRules, Li
     }
 
     /**
+     * The hook that moves the shard keeping a lock to another shard (rule 4.23), for a sharded
+     * deployment (a Redis Cluster's slot migration).
+     *
+     * @return the hook; empty for a backend that keeps every lock in one place (the rule does not apply)
+     */
+    protected Optional<ShardMigration> shardMigration() {
+        return Optional.empty();
+    }
+
+    /**
      * The hook that ends a client's session on the server (rule 4.19): ZooKeeper closes it with the
      * session's id and password from another connection, etcd revokes its session lease. A backend
      * whose clients hold sessions supplies it; one whose locks are keys with a TTL of their own need

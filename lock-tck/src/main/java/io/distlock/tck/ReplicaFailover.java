@@ -31,6 +31,19 @@ public interface ReplicaFailover {
     int replicas();
 
     /**
+     * The hook over the primary that keeps {@code lockName}: on a sharded deployment (a Redis
+     * Cluster) each lock lives on the primary of its shard, and rule 4.5 fails over the one its lock
+     * is on. Rule 4.5 calls this with its lock's name before anything else, and uses only what it
+     * returns. The default, for a deployment with one primary, is this hook.
+     *
+     * @param lockName the name of the lock the rule takes
+     * @return the hook over that lock's primary
+     */
+    default ReplicaFailover forLock(String lockName) {
+        return this;
+    }
+
+    /**
      * Holds replica {@code replica}'s replication link: writes on the primary no longer reach it,
      * and it acknowledges nothing, until {@link #restore()}.
      *

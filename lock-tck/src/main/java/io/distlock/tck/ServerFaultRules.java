@@ -140,19 +140,20 @@ interface ServerFaultRules extends RuleGroup {
         Rig rig = Rig.of(this);
         BackendDescriptor backend = rig.backend();
         ReplicaFailover failover = requireFailover(rig);
-        assertTrue(failover.replicas() >= 2, rig.msg("rule 4.5 needs a primary with two replicas; the replicaFailover() hook"
-                + " of '" + backend.scheme() + "' has " + failover.replicas()));
+        int replicas = failover.forLock(rig.name + "-a").replicas();
+        assertTrue(replicas >= 2, rig.msg("rule 4.5 needs a primary with two replicas; the replicaFailover() hook"
+                + " of '" + backend.scheme() + "' has " + replicas));
         List<String> overlaps = new ArrayList<>();
         try {
             failoverScenario(rig, failover, "a", "A's write reached no replica (every replication link cut) and replica 0 was promoted",
-                    () -> {
-                        for (int i = 0; i < failover.replicas(); i++) {
-                            failover.cutReplication(i);
+                    shard -> {
+                        for (int i = 0; i < shard.replicas(); i++) {
+                            shard.cutReplication(i);
                         }
                     }, 0, overlaps);
             failover.restore();
             failoverScenario(rig, failover, "b", "A's write reached replica 0 only (replica 1's link cut) and replica 1 was promoted",
-                    () -> failover.cutReplication(1), 1, overlaps);
+                    shard -> shard.cutReplication(1), 1, overlaps);
         } finally {
             failover.restore();
         }
@@ -167,11 +168,54 @@ interface ServerFaultRules extends RuleGroup {
                 + " (expected for an EFFICIENCY lock: a failover loses what the promoted replica had not received)");
     }
 
-    private static void failoverScenario(Rig rig, ReplicaFailover failover, String label, String what, Runnable cut,
-                                         int promoted, List<String> overlaps) throws InterruptedException {
+    /**
+     * Rule 4.23: the shard that keeps a held lock, with a waiter on it, moves to another shard. The
+     * lock must stay held by its holder alone — no second grant to the waiter nor to a fresh client —
+     * and its holder's extension and release must reach it where it now is; the release must wake
+     * the waiter within the hand-off bound, so its notification followed the move too.
+     */
+    @Test
+    @DisplayName("4.23 the shard keeping a held lock moves to another")
+    default void required_4_23_shardMigration() throws InterruptedException {
+        Rig rig = Rig.of(this);
+        Optional<ShardMigration> hook = rig.hooks.shardMigration();
+        assumeTrue(hook.isPresent(), () -> VerdictExtension.DOES_NOT_APPLY + "'" + rig.backend().scheme()
+                + "' keeps every lock in one place: it has no shard to move (hook shardMigration())");
+        LockClient a = rig.client();
+        LockClient b = rig.client();
+        Lease leaseA = rig.acquireNow(a, rig.env.longLease());
+        Duration maxWait = rig.env.defaultTimeout().multipliedBy(4);
+        Rig.Waiter<Optional<Lease>> waiterB = rig.start("B", () -> b.lock(rig.name).tryAcquire(rig.env.longLease(), maxWait));
+        rig.awaitBlocked(waiterB);
+        String moved = hook.get().move(rig.name);
+        assertFalse(waiterB.result.isDone(), rig.msg("B's wait ended when " + moved + ", while A held the lock: "
+                + (waiterB.result.isCompletedExceptionally() ? "it failed" : "a second grant, or an empty answer before maxWait")));
+        Optional<Lease> second = rig.track(rig.client().lock(rig.name).tryAcquire(rig.env.longLease()));
+        assertTrue(second.isEmpty(), rig.msg("a fresh client was granted the lock after " + moved + ", while A held it"));
+        assertTrue(leaseA.isValid(), rig.msg("A's lease is no longer valid after " + moved));
+        if (rig.backend().features().contains(Feature.LEASE_EXTENSION)) {
+            assertTrue(leaseA.extend(rig.env.longLease()), rig.msg("A's extension did not reach its lock after " + moved));
+        }
+        long released = System.nanoTime();
+        leaseA.release();
+        Optional<Lease> leaseB = rig.outcome(waiterB, rig.env.handOffTimeout().plus(rig.env.tolerance()));
+        assertTrue(leaseB.isPresent(), rig.msg("B's wait ended empty after A released (" + moved + ")"));
+        rig.track(leaseB.get());
+        Duration handOff = TestEnvironment.since(released).minusNanos(System.nanoTime() - waiterB.finishedAtNanos);
+        assertTrue(handOff.compareTo(rig.env.handOffTimeout()) <= 0, rig.msg("B got the lock " + TestEnvironment.millis(handOff)
+                + " after A's release, more than the hand-off bound " + TestEnvironment.millis(rig.env.handOffTimeout())
+                + ": its notification did not follow the move (" + moved + ")"));
+        leaseB.get().release();
+    }
+
+    /** One scenario on the primary of its lock ({@link ReplicaFailover#forLock}: a sharded deployment's shard). */
+    private static void failoverScenario(Rig rig, ReplicaFailover deployment, String label, String what,
+                                         java.util.function.Consumer<ReplicaFailover> cut, int promoted, List<String> overlaps)
+            throws InterruptedException {
         String name = rig.name + "-" + label;
+        ReplicaFailover failover = deployment.forLock(name);
         LockClient a = rig.track(failover.connect());
-        cut.run();
+        cut.accept(failover);
         Optional<Lease> leaseA;
         String unconfirmed = null;
         try {
