@@ -89,6 +89,7 @@ final class EngineClient implements LockClient, DriverContext {
     public DistributedLock lock(String name) {
         Arguments.name(name);
         state.checkOpen();
+        calls.driver().checkName(name);
         return new EngineLock(parts, name, Hold.EXCLUSIVE);
     }
 
@@ -96,6 +97,7 @@ final class EngineClient implements LockClient, DriverContext {
     public DistributedReadWriteLock readWriteLock(String name) {
         Arguments.name(name);
         state.checkOpen();
+        calls.driver().checkName(name);
         state.require(Feature.READ_WRITE, "LockClient.readWriteLock");
         return new EngineReadWriteLock(name, new EngineLock(parts, name, Hold.READ), new EngineLock(parts, name, Hold.WRITE), inspection);
     }
@@ -105,6 +107,7 @@ final class EngineClient implements LockClient, DriverContext {
         Arguments.name(name);
         Arguments.permits(permits);
         state.checkOpen();
+        calls.driver().checkName(name);
         state.require(Feature.SEMAPHORE, "LockClient.semaphore");
         return new EngineSemaphore(new EngineLock(parts, name, Hold.permit(permits)), permits, inspection);
     }

@@ -32,6 +32,7 @@ final class Inspection {
     Optional<LockInfo> inspect(String name) {
         Arguments.name(name);
         state.checkOpen();
+        calls.driver().checkName(name);
         state.require(Feature.INSPECTION, "inspect");
         return calls.call("inspect '" + name + "'", () -> calls.driver().inspect(name));
     }
@@ -56,6 +57,7 @@ final class Inspection {
         Arguments.name(name);
         Arguments.text(reason, "revocation reason", LockClient.MAX_REASON_LENGTH);
         state.checkOpen();
+        calls.driver().checkName(name);
         state.require(Feature.REVOCATION, "revoke");
         long start = state.nanoTime();
         Optional<Revoked> revoked = calls.call("revoke '" + name + "'", () -> calls.driver().revoke(name, reason));

@@ -191,6 +191,19 @@ public interface LockDriver extends AutoCloseable {
     }
 
     /**
+     * Refuses a name this backend cannot store as it is, before anything is sent: the engine calls
+     * it when a lock, read-write lock or semaphore handle is made and before an operator's inspect
+     * or revoke, after the rules every backend shares (not null or blank, bounded, no control
+     * character). For example, a Redis Cluster refuses a name that would put a lock's keys on
+     * different hash slots. The default accepts every name.
+     *
+     * @param name the name
+     * @throws IllegalArgumentException saying why this backend cannot use the name
+     */
+    default void checkName(String name) {
+    }
+
+    /**
      * Asks to be told when what {@code request} waits for may have become possible: the engine's
      * call, for every kind of {@link Hold}. A reader waits for a writer to go, a writer for the last
      * reader, a permit for any permit to come back — a driver whose watch depends on that overrides
