@@ -19,6 +19,7 @@ module io.distlock.redis.support {
 
     exports io.distlock.redis.support to
             io.distlock.redis,
+            io.distlock.rediscluster,
             io.distlock.redlock,
             io.distlock.rediswait,
             io.distlock.tair;

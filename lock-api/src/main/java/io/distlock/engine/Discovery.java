@@ -36,6 +36,7 @@ public final class Discovery {
             "rediss", "io.distlock:lock-redis-single",
             "redlock", "io.distlock:lock-redlock",
             "redis-wait", "io.distlock:lock-redis-wait",
+            "redis-cluster", "io.distlock:lock-redis-cluster",
             "tair", "io.distlock:lock-tair",
             "zookeeper", "io.distlock:lock-zookeeper",
             "etcd", "io.distlock:lock-etcd");

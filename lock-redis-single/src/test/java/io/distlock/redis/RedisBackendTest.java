@@ -14,7 +14,9 @@ import io.distlock.LockClient;
 import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.redis.support.LockScripts;
 import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.RedisCluster;
 import io.distlock.tck.fixtures.RedisServer;
 
 import java.io.PrintWriter;
@@ -291,5 +293,24 @@ class RedisBackendTest {
         StringWriter out = new StringWriter();
         e.printStackTrace(new PrintWriter(out));
         return out.toString();
+    }
+
+    /**
+     * A redis:// client pointed at one node of a Redis Cluster: a lock whose slot another node
+     * serves is refused with the cluster's redirect, and the message says which scheme reaches a
+     * cluster — not a busy lock, not a failure to connect.
+     */
+    @Test
+    void aClientPointedAtAClusterNodeIsToldToUseTheClusterScheme() {
+        try (RedisCluster cluster = RedisCluster.start(2, 0)) {
+            int node = cluster.primaries().get(0);
+            String name = java.util.stream.IntStream.range(0, 1000).mapToObj(i -> "elsewhere-" + i)
+                    .filter(n -> cluster.primaryOf(cluster.slot(LockScripts.lockKey(n))) != node).findFirst().orElseThrow();
+            try (LockClient client = Locks.connect("redis://" + cluster.nodeEndpoints().get(node))) {
+                assertThatThrownBy(() -> client.lock(name).tryAcquire(Duration.ofSeconds(10)))
+                        .isInstanceOf(LockException.class).isNotInstanceOf(BackendUnavailableException.class)
+                        .hasMessageContaining("Redis Cluster node").hasMessageContaining("redis-cluster://");
+            }
+        }
     }
 }

@@ -88,6 +88,12 @@ public enum RedisFailure {
     /** Any other error the server answered ({@code WRONGTYPE}, a script error): a definite refusal. */
     SERVER_ERROR(false),
 
+    /**
+     * A Redis Cluster node does not serve the key's slot ({@code MOVED}, {@code ASK}): nothing was
+     * run; the answer names the node that does ({@link RedisRedirect}).
+     */
+    REDIRECTED(false),
+
     /** This client's node or pool was closed. */
     CLOSED(false),
 
@@ -239,7 +245,10 @@ public enum RedisFailure {
                 case "ERR" -> String.valueOf(reply.getMessage()).contains(SCRIPT_ACL_REFUSAL) ? ACCESS_DENIED
                         : String.valueOf(reply.getMessage()).contains(AUTH_WITHOUT_PASSWORD) ? AUTHENTICATION_REFUSED
                         : SERVER_ERROR;
-                case "LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN", "NOREPLICAS" -> SERVER_UNAVAILABLE;
+                // TRYAGAIN: a cluster slot is half migrated and the call's keys are split between the
+                // two nodes; CLUSTERDOWN: the cluster has an uncovered slot or lost its majority.
+                case "LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN", "NOREPLICAS", "CLUSTERDOWN" -> SERVER_UNAVAILABLE;
+                case "MOVED", "ASK" -> REDIRECTED;
                 default -> SERVER_ERROR;
             };
         }
@@ -336,6 +345,11 @@ public enum RedisFailure {
                     cause);
             case NO_SCRIPT, SERVER_ERROR -> new LockException("Redis at " + endpoint + " failed to " + operation + ": "
                     + detail, cause);
+            case REDIRECTED -> RedisRedirect.parse(String.valueOf(find(e, JedisDataException.class).getMessage()), endpoint,
+                    "Redis at " + endpoint + " is a Redis Cluster node that does not serve the key's slot (" + operation
+                    + "): " + detail + "; a cluster is reached with a redis-cluster:// URI", cause)
+                    .map(RuntimeException.class::cast)
+                    .orElseGet(() -> new LockException("Redis at " + endpoint + " failed to " + operation + ": " + detail, cause));
         };
     }
 

@@ -22,7 +22,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The single-Redis {@link LockDriver}: every operation is one script on one {@link RedisNode}.
+ * The Redis-family {@link LockDriver}: every operation is one script on the server that holds the
+ * lock's keys — one {@link RedisNode}, or the primary of the keys' slot in a Redis Cluster (a
+ * {@link RedisKeyspace} either way).
  * Waiting, validity and renewal scheduling are the engine's. Every kind of hold goes the same way:
  * {@link HoldCalls} picks the script and keys of a lock ({@link LockScripts}), a read or write hold
  * of a read-write lock ({@link ReadWriteScripts}) or a semaphore's permit ({@link SemaphoreScripts}),
@@ -39,18 +41,32 @@ import java.util.OptionalLong;
  */
 public final class RedisLockDriver implements LockDriver {
 
-    private final RedisNode node;
+    private final RedisKeyspace node;
     private final LateWrites lateWrites;
     private final Revocations revocations;
     private final boolean ownsRevocations;
+    /** Whether grants and inspections carry the fence counter as a fencing token (not where a failover resets it). */
+    private final boolean fencingTokens;
 
     /**
-     * @param node    the connected node; closed with this driver
+     * @param node    the connected server or cluster; closed with this driver
      * @param context the engine: the owner description every grant records, and where revocations
      *                this client learns of go
      */
-    public RedisLockDriver(RedisNode node, DriverContext context) {
-        this(node, new LateWrites(node.operationTimeout()), new Revocations(context), true);
+    public RedisLockDriver(RedisKeyspace node, DriverContext context) {
+        this(node, context, true);
+    }
+
+    /**
+     * @param node          the connected server or cluster; closed with this driver
+     * @param context       the engine: the owner description every grant records, and where
+     *                      revocations this client learns of go
+     * @param fencingTokens true to hand out the fence counter as each grant's fencing token (and
+     *                      show it in inspections); false for a deployment whose failover resets the
+     *                      counter (a Redis Cluster's asynchronous replicas), which then declares none
+     */
+    public RedisLockDriver(RedisKeyspace node, DriverContext context, boolean fencingTokens) {
+        this(node, new LateWrites(node.operationTimeout()), new Revocations(context), true, fencingTokens);
     }
 
     /**
@@ -64,14 +80,22 @@ public final class RedisLockDriver implements LockDriver {
      * @param revocations the held leases and their revocations, shared (closed by its owner, not here)
      */
     public RedisLockDriver(RedisNode node, LateWrites lateWrites, Revocations revocations) {
-        this(node, lateWrites, revocations, false);
+        this(node, lateWrites, revocations, false, true);
     }
 
-    private RedisLockDriver(RedisNode node, LateWrites lateWrites, Revocations revocations, boolean ownsRevocations) {
+    private RedisLockDriver(RedisKeyspace node, LateWrites lateWrites, Revocations revocations, boolean ownsRevocations,
+                            boolean fencingTokens) {
         this.node = node;
         this.lateWrites = lateWrites;
         this.revocations = revocations;
         this.ownsRevocations = ownsRevocations;
+        this.fencingTokens = fencingTokens;
+    }
+
+    /** A name whose keys the keyspace cannot keep together is refused ({@link RedisKeyspace#checkName}). */
+    @Override
+    public void checkName(String name) {
+        node.checkName(name);
     }
 
     /**
@@ -92,7 +116,7 @@ public final class RedisLockDriver implements LockDriver {
         }
         if (acquired.granted()) {
             granted(request);
-            return Attempt.granted(new Grant(request, OptionalLong.of(acquired.fence()), null));
+            return Attempt.granted(new Grant(request, fencingTokens ? OptionalLong.of(acquired.fence()) : OptionalLong.empty(), null));
         }
         busy(request);
         if (acquired.refused()) {
@@ -281,10 +305,10 @@ public final class RedisLockDriver implements LockDriver {
     public Optional<LockInfo> inspect(String name) {
         LockSnapshot snapshot = node.inspect(name);
         if (snapshot.wrongType()) {
-            throw new LockException("Redis at " + node.endpoint() + ": lock key " + LockScripts.lockKey(name)
+            throw new LockException("Redis at " + node.describe() + ": lock key " + LockScripts.lockKey(name)
                     + " holds another type than a string: it is not a distlock lock");
         }
-        return snapshot.held() ? Optional.of(snapshot.info(true, true)) : Optional.empty();
+        return snapshot.held() ? Optional.of(snapshot.info(fencingTokens, true)) : Optional.empty();
     }
 
     /**
@@ -297,7 +321,7 @@ public final class RedisLockDriver implements LockDriver {
         List<LockInfo> holders = new ArrayList<>();
         for (LockSnapshot snapshot : node.inspectAll(node.scanLockNames(prefix, limit))) {
             if (snapshot.held() && !snapshot.wrongType()) {
-                holders.add(snapshot.info(true, true));
+                holders.add(snapshot.info(fencingTokens, true));
             }
         }
         return holders;
@@ -310,7 +334,7 @@ public final class RedisLockDriver implements LockDriver {
         if (revocation == null) {
             return Optional.empty();
         }
-        return Optional.of(new Revoked(revocation.snapshot().info(true, true), revocation.snapshot().ownerToken()));
+        return Optional.of(new Revoked(revocation.snapshot().info(fencingTokens, true), revocation.snapshot().ownerToken()));
     }
 
     /**
@@ -319,7 +343,7 @@ public final class RedisLockDriver implements LockDriver {
      */
     @Override
     public List<LockInfo> holds(String name, Feature primitive) {
-        return node.holds(name, primitive).infos(true);
+        return node.holds(name, primitive).infos(fencingTokens);
     }
 
     /**
@@ -334,7 +358,7 @@ public final class RedisLockDriver implements LockDriver {
             return Optional.empty();
         }
         return HoldSnapshot.revoked(name, primitive, node.eval("revoke the hold " + holdId + " of " + HoldSnapshot.what(name, primitive),
-                HoldCalls.revoke(name, primitive, id.getAsLong(), reason)), true);
+                HoldCalls.revoke(name, primitive, id.getAsLong(), reason)), fencingTokens);
     }
 
     /**
@@ -347,8 +371,8 @@ public final class RedisLockDriver implements LockDriver {
                 : verb + " the " + request.hold().describe() + " '" + request.name() + "'";
     }
 
-    /** @return the node this driver runs on */
-    public RedisNode node() {
+    /** @return the server or cluster this driver runs on */
+    public RedisKeyspace keyspace() {
         return node;
     }
 
@@ -362,7 +386,7 @@ public final class RedisLockDriver implements LockDriver {
 
     @Override
     public String toString() {
-        return "RedisLockDriver[" + node.endpoint() + "]";
+        return "RedisLockDriver[" + node.describe() + "]";
     }
 
     /**

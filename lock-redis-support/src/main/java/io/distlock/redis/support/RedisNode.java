@@ -41,7 +41,7 @@ import redis.clients.jedis.exceptions.JedisException;
  * restarted) is replaced and the operation retried once, which is safe because every script is
  * idempotent for its owner token; a timeout is never retried.
  */
-public final class RedisNode implements AutoCloseable {
+public final class RedisNode implements RedisKeyspace {
 
     /** Renewals sent per pipelined round trip; bounds the memory of one batch. */
     static final int PIPELINE_CHUNK = 4096;
@@ -108,6 +108,8 @@ public final class RedisNode implements AutoCloseable {
     /** For a node of a fan-out: whether it is reachable, and its background reconnect; else null. */
     private final Reconnector reconnector;
     private RedisSubscriber subscriber;
+    /** The sharded subscriber ({@code SSUBSCRIBE}) of a Redis Cluster node, made on first use; else null. */
+    private RedisSubscriber shardedSubscriber;
     private volatile boolean closed;
 
     // ssl(boolean) and sslSocketFactory are deprecated in Jedis 8 in favour of SslOptions; they are
@@ -353,6 +355,7 @@ public final class RedisNode implements AutoCloseable {
     }
 
     /** @return the bound on each reply */
+    @Override
     public Duration operationTimeout() {
         return operationTimeout;
     }
@@ -360,6 +363,12 @@ public final class RedisNode implements AutoCloseable {
     /** @return the server this node talks to */
     public RedisEndpoint endpoint() {
         return endpoint;
+    }
+
+    /** @return {@code host:port} */
+    @Override
+    public String describe() {
+        return endpoint.toString();
     }
 
     /**
@@ -475,6 +484,7 @@ public final class RedisNode implements AutoCloseable {
      *                                     before it have run; those after it were not sent)
      * @throws LockException               if the server answered a call with an error
      */
+    @Override
     public List<Object> runAll(String operation, List<? extends PendingReply.Call> calls) {
         List<Object> replies = new ArrayList<>(calls.size());
         for (int from = 0; from < calls.size(); from += PIPELINE_CHUNK) {
@@ -550,6 +560,7 @@ public final class RedisNode implements AutoCloseable {
      * @throws BackendUnavailableException if the server did not answer
      * @throws LockException               (an {@link io.distlock.AccessDeniedException} for an ACL refusal)
      */
+    @Override
     public LockSnapshot inspect(String name) {
         return inspectAll(List.of(name)).get(0);
     }
@@ -560,6 +571,7 @@ public final class RedisNode implements AutoCloseable {
      * @param names the lock names
      * @return one snapshot per name, in order
      */
+    @Override
     public List<LockSnapshot> inspectAll(List<String> names) {
         List<LockSnapshot> snapshots = new ArrayList<>(names.size());
         for (int from = 0; from < names.size(); from += INSPECT_CHUNK) {
@@ -586,6 +598,7 @@ public final class RedisNode implements AutoCloseable {
      * @param limit  at most this many, positive
      * @return the names, in order
      */
+    @Override
     public List<String> scanLockNames(String prefix, int limit) {
         String pattern = LockScripts.scanPattern(prefix);
         java.util.TreeSet<String> first = new java.util.TreeSet<>();
@@ -619,6 +632,7 @@ public final class RedisNode implements AutoCloseable {
      * @throws BackendUnavailableException if the server did not answer
      * @throws LockException               (an {@link io.distlock.AccessDeniedException} for an ACL refusal)
      */
+    @Override
     public HoldSnapshot holds(String name, io.distlock.Feature primitive) {
         PendingReply.Replies replies = send("list the holds of " + HoldSnapshot.what(name, primitive), false,
                 HoldSnapshot.calls(name, primitive)).await(System.nanoTime() + operationTimeout.toNanos());
@@ -645,6 +659,7 @@ public final class RedisNode implements AutoCloseable {
      * @throws BackendUnavailableException         if the server did not answer (the revoke may have happened)
      * @throws io.distlock.AccessDeniedException if the user may not write the revocation marker (or the lock)
      */
+    @Override
     public Revocation revoke(String name, String reason, boolean fenced) {
         return revocation(name, run("revoke '" + name + "'", revokeCall(name, reason, fenced)));
     }
@@ -698,6 +713,7 @@ public final class RedisNode implements AutoCloseable {
      * @param ownerToken the lease's owner token
      * @return the operator's reason, if the lease was revoked (and the marker still lives)
      */
+    @Override
     public Optional<String> revocationReason(String name, String ownerToken) {
         return Optional.ofNullable(withConnection("check a revocation of '" + name + "'",
                 jedis -> jedis.get(LockScripts.revokedKey(name, ownerToken))));
@@ -712,6 +728,7 @@ public final class RedisNode implements AutoCloseable {
      * @throws BackendUnavailableException if the server did not answer
      * @throws LockException               if it answered an error
      */
+    @Override
     public Object eval(String operation, PendingReply.ScriptCall call) {
         return run(operation, call);
     }
@@ -731,8 +748,15 @@ public final class RedisNode implements AutoCloseable {
      * @param onChange cheap, non-blocking listener
      * @return the handle that stops the notifications
      */
+    @Override
     public Watch watch(String name, Runnable onChange) {
         return subscribe(LockScripts.releaseChannel(name), onChange);
+    }
+
+    /** {@link #subscribeMessages} of {@value LockScripts#REVOKED_CHANNEL} on this server. */
+    @Override
+    public Watch subscribeRevocations(java.util.function.Consumer<String> onNotice) {
+        return subscribeMessages(LockScripts.REVOKED_CHANNEL, onNotice);
     }
 
     /**
@@ -747,6 +771,7 @@ public final class RedisNode implements AutoCloseable {
      * @return the handle that stops the notifications
      * @throws IllegalStateException if this node is closed
      */
+    @Override
     public Watch subscribe(String channel, Runnable onMessage) {
         Objects.requireNonNull(onMessage, "onMessage");
         return subscribeMessages(channel, message -> onMessage.run());
@@ -772,6 +797,36 @@ public final class RedisNode implements AutoCloseable {
             s = subscriber;
         }
         return s.watch(channel, onMessage);
+    }
+
+    /**
+     * {@link #subscribe} of a shard channel ({@code SSUBSCRIBE}, Redis 7) on this Redis Cluster
+     * node, which must serve the channel's slot: a message {@code SPUBLISH}ed there reaches only
+     * the shard's nodes, not the whole cluster. One sharded subscriber connection and thread per
+     * node, made when the first such channel is watched. When the node stops serving the slot (a
+     * migration, a failover) or refuses the channel ({@code MOVED}), {@code moved} is told the
+     * channel — at most once per subscription, on the subscriber's thread — and the watch gets no
+     * more messages here: its owner closes it and watches the channel on the node that serves it.
+     *
+     * @param channel   the shard channel (with the hash tag of the slot it belongs to)
+     * @param onMessage cheap, non-blocking listener, also called once after a reconnect
+     * @param moved     cheap, non-blocking; told a channel this node gave away. The same for every
+     *                  call on this node: the first call's is kept
+     * @return the handle that stops the notifications
+     * @throws IllegalStateException if this node is closed
+     */
+    public Watch subscribeSharded(String channel, Runnable onMessage, java.util.function.Consumer<String> moved) {
+        Objects.requireNonNull(onMessage, "onMessage");
+        Objects.requireNonNull(moved, "moved");
+        RedisSubscriber s;
+        synchronized (this) {
+            checkOpen();
+            if (shardedSubscriber == null) {
+                shardedSubscriber = new RedisSubscriber(endpoint, config, operationTimeout, moved);
+            }
+            s = shardedSubscriber;
+        }
+        return s.watch(channel, message -> onMessage.run());
     }
 
     /**
@@ -814,15 +869,20 @@ public final class RedisNode implements AutoCloseable {
     @Override
     public void close() {
         RedisSubscriber s;
+        RedisSubscriber sharded;
         synchronized (this) {
             if (closed) {
                 return;
             }
             closed = true;
             s = subscriber;
+            sharded = shardedSubscriber;
         }
         if (s != null) {
             s.close();
+        }
+        if (sharded != null) {
+            sharded.close();
         }
         if (reconnector != null) {
             reconnector.close();

@@ -16,21 +16,58 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * demand: a server that answers {@code NOSCRIPT} (restarted, {@code SCRIPT FLUSH}ed, a failover to
  * a replica that never saw it) gets {@code SCRIPT LOAD} and the call is retried once. The digest
  * is computed here, so the hot path never pays for a load up front.
+ *
+ * <p><b>Notices to waiters</b> are sent with {@code redis.call(NOTIFY, channel, message)}:
+ * {@code NOTIFY} is {@code PUBLISH} in the script itself and {@code SPUBLISH} in its
+ * {@linkplain #sharded() sharded twin}, which a Redis Cluster runs. There a plain {@code PUBLISH}
+ * is broadcast over the cluster bus to every node, whoever listens; {@code SPUBLISH} goes only to
+ * the shard that serves the channel's slot — the lock's own, as the channel carries the lock's
+ * hash tag. A notice every client must hear wherever it listens (a revocation's, on
+ * {@value LockScripts#REVOKED_CHANNEL}) stays a {@code PUBLISH}.
  */
 public final class RedisScript {
+
+    private static final String NOTIFY = "NOTIFY";
 
     private final String name;
     private final String source;
     private final String sha1;
+    /** The twin that notifies with {@code SPUBLISH}; this script itself if it notifies no one. */
+    private final RedisScript sharded;
 
     /**
      * @param name   a short name for messages
-     * @param source the Lua source
+     * @param source the Lua source; it may notify waiters with {@code redis.call(NOTIFY, channel, message)}
      */
     public RedisScript(String name, String source) {
-        this.name = Objects.requireNonNull(name, "name");
-        this.source = Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(name, "name");
+        Objects.requireNonNull(source, "source");
+        if (source.contains(NOTIFY)) {
+            this.name = name;
+            this.source = "local NOTIFY = 'PUBLISH'\n" + source;
+            this.sha1 = sha1(this.source);
+            this.sharded = new RedisScript(name + " (sharded)", "local NOTIFY = 'SPUBLISH'\n" + source, true);
+        } else {
+            this.name = name;
+            this.source = source;
+            this.sha1 = sha1(source);
+            this.sharded = this;
+        }
+    }
+
+    private RedisScript(String name, String source, boolean twin) {
+        this.name = name;
+        this.source = source;
         this.sha1 = sha1(source);
+        this.sharded = this;
+    }
+
+    /**
+     * @return the same script notifying waiters with {@code SPUBLISH} (for a Redis Cluster); this
+     *         script if it notifies no one, or is the twin already
+     */
+    public RedisScript sharded() {
+        return sharded;
     }
 
     /** @return the script's name, for messages */

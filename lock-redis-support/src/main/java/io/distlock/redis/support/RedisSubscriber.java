@@ -21,6 +21,7 @@ import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.JedisClientConfig;
 import redis.clients.jedis.JedisPubSub;
+import redis.clients.jedis.JedisShardedPubSub;
 import redis.clients.jedis.exceptions.JedisException;
 
 /**
@@ -32,6 +33,14 @@ import redis.clients.jedis.exceptions.JedisException;
  * and calls every listener once (a release during the outage would otherwise go unheard; a
  * spurious wake only costs the waiter one attempt). A silently dead connection (a partition
  * without RST) is not detected: waiters then fall back on the engine's bounded back-off.
+ *
+ * <p><b>Sharded</b> ({@code SSUBSCRIBE}, Redis 7): a Redis Cluster node takes only shard channels
+ * of the slots it serves, and there is no control channel to keep the connection subscribed, so the
+ * connection is made when the first channel is watched and left when the last one goes. When the
+ * node stops serving a channel's slot (a migration or a failover moved it) it unsubscribes the
+ * channel itself, and an {@code SSUBSCRIBE} of a channel it does not serve is refused; either way
+ * the owner is told ({@code moved}) so that it watches the channel again on the node that serves
+ * it now.
  */
 final class RedisSubscriber implements AutoCloseable {
 
@@ -47,6 +56,8 @@ final class RedisSubscriber implements AutoCloseable {
     private final RedisEndpoint endpoint;
     private final JedisClientConfig config;
     private final Duration operationTimeout;
+    /** For a sharded subscriber, told each channel the server stopped serving here; null for a plain one. */
+    private final Consumer<String> moved;
 
     // Guards everything below; also serializes writes on the subscriber connection, which the
     // subscriber thread reads from concurrently.
@@ -55,7 +66,7 @@ final class RedisSubscriber implements AutoCloseable {
     private final Set<String> requested = new HashSet<>();
     private Thread thread;
     private Jedis connection;
-    private JedisPubSub pubSub;
+    private Subscription pubSub;
     private boolean connecting;
     private boolean connected;
     private boolean closed;
@@ -91,10 +102,31 @@ final class RedisSubscriber implements AutoCloseable {
         }
     }
 
+    /** {@code SUBSCRIBE} or {@code SSUBSCRIBE} on the subscriber connection. */
+    private interface Subscription {
+        void add(String channel);
+
+        void remove(String channel);
+    }
+
     RedisSubscriber(RedisEndpoint endpoint, JedisClientConfig config, Duration operationTimeout) {
+        this(endpoint, config, operationTimeout, null);
+    }
+
+    /**
+     * @param moved for a sharded subscriber ({@code SSUBSCRIBE}), told each channel this node no
+     *              longer serves (its registrations stay, unconfirmed, until closed); null for plain
+     *              {@code SUBSCRIBE}
+     */
+    RedisSubscriber(RedisEndpoint endpoint, JedisClientConfig config, Duration operationTimeout, Consumer<String> moved) {
         this.endpoint = endpoint;
         this.config = config;
         this.operationTimeout = operationTimeout;
+        this.moved = moved;
+    }
+
+    private boolean sharded() {
+        return moved != null;
     }
 
     /**
@@ -121,9 +153,10 @@ final class RedisSubscriber implements AutoCloseable {
                 return registration;
             }
             if (connected && requested.add(channel)) {
-                send(() -> pubSub.subscribe(channel));
+                send(() -> pubSub.add(channel));
             }
             startThread();
+            lock.notifyAll(); // a sharded subscriber's thread may be waiting for a first channel
             down = !connected && !connecting; // waiting out a reconnect back-off
         }
         if (down) {
@@ -141,7 +174,7 @@ final class RedisSubscriber implements AutoCloseable {
             }
             channels.remove(registration.channel);
             if (connected && requested.remove(registration.channel)) {
-                send(() -> pubSub.unsubscribe(registration.channel));
+                send(() -> pubSub.remove(registration.channel));
             }
         }
     }
@@ -188,7 +221,14 @@ final class RedisSubscriber implements AutoCloseable {
         while (true) {
             Jedis jedis = null;
             String[] initial;
+            boolean idle = false;
             synchronized (lock) {
+                // A sharded connection exists only while some channel is watched (it has no control channel).
+                while (sharded() && channels.isEmpty() && !closed) {
+                    if (!awaitLock(TimeUnit.SECONDS.toNanos(1))) {
+                        return;
+                    }
+                }
                 if (closed) {
                     return;
                 }
@@ -197,24 +237,38 @@ final class RedisSubscriber implements AutoCloseable {
             try {
                 jedis = new Jedis(new HostAndPort(endpoint.host(), endpoint.port()), config);
                 jedis.ping(); // connects and authenticates, within the connect and socket timeouts
-                JedisPubSub listener = new Listener(reconnect);
+                Listener listener = new Listener(reconnect);
+                ShardedListener shardedListener = sharded() ? new ShardedListener(listener) : null;
                 synchronized (lock) {
                     if (closed) {
                         closeQuietly(jedis);
                         return;
                     }
                     connection = jedis;
-                    pubSub = listener;
+                    pubSub = shardedListener != null ? shardedListener : listener;
                     requested.clear();
                     requested.addAll(channels.keySet());
                     List<String> names = new ArrayList<>();
-                    names.add(CONTROL_CHANNEL);
+                    if (shardedListener == null) {
+                        names.add(CONTROL_CHANNEL);
+                    }
                     names.addAll(requested);
                     initial = names.toArray(new String[0]);
                 }
                 failures = 0;
-                jedis.subscribe(listener, initial); // blocks until the connection ends
+                if (shardedListener == null) {
+                    jedis.subscribe(listener, initial); // blocks until the connection ends
+                } else if (initial.length > 0) {
+                    shardedListener.proceed(jedis.getConnection(), initial); // until it ends, or its last channel goes
+                    idle = true;
+                }
             } catch (JedisException | IllegalStateException e) {
+                if (sharded() && RedisFailure.of(e) == RedisFailure.REDIRECTED) {
+                    // A channel whose slot this node does not serve (the owner's map was stale): the
+                    // owner places every channel again; the ones still served here are subscribed anew
+                    // after the usual back-off (a map still stale must not make this a busy loop).
+                    movedAll();
+                }
                 // Dropped or refused: reconnect below unless closing. A user whose ACL refuses the
                 // subscription (an ACL line without +subscribe) is refused again at once: ask rarely.
                 refused = RedisFailure.of(e) == RedisFailure.ACCESS_DENIED;
@@ -238,6 +292,10 @@ final class RedisSubscriber implements AutoCloseable {
                         + " dropped before the subscription was confirmed; it reconnects");
                 unconfirmed.forEach(r -> r.active.completeExceptionally(down)); // no-op for confirmed ones
             }
+            if (idle) {
+                failures = 0; // left on purpose, not dropped: no back-off, nothing missed
+                continue;
+            }
             reconnect = true;
             synchronized (lock) {
                 if (closed) {
@@ -251,38 +309,59 @@ final class RedisSubscriber implements AutoCloseable {
     }
 
     /** Runs on the subscriber thread, inside {@code jedis.subscribe}. */
-    private final class Listener extends JedisPubSub {
+    private final class Listener extends JedisPubSub implements Subscription {
         private final boolean reconnect;
+        /** The connection's subscription commands: this listener's own, or a sharded listener's. */
+        private Subscription commands = this;
 
         Listener(boolean reconnect) {
             this.reconnect = reconnect;
         }
 
         @Override
+        public void add(String channel) {
+            subscribe(channel);
+        }
+
+        @Override
+        public void remove(String channel) {
+            unsubscribe(channel);
+        }
+
+        /** The connection is subscribed: from now on a watch sends its own command. */
+        private void connected() {
+            synchronized (lock) {
+                connecting = false;
+                connected = true;
+                // Catch up with watches that came and went while the connection was being made.
+                for (String name : channels.keySet()) {
+                    if (requested.add(name)) {
+                        send(() -> commands.add(name));
+                    }
+                }
+                for (String name : new ArrayList<>(requested)) {
+                    if (!channels.containsKey(name)) {
+                        requested.remove(name);
+                        send(() -> commands.remove(name));
+                    }
+                }
+                lock.notifyAll();
+            }
+            if (reconnect) {
+                notifyAllListeners();
+            }
+        }
+
+        @Override
         public void onSubscribe(String channel, int subscribedChannels) {
             if (CONTROL_CHANNEL.equals(channel)) {
-                synchronized (lock) {
-                    connecting = false;
-                    connected = true;
-                    // Catch up with watches that came and went while the connection was being made.
-                    for (String name : channels.keySet()) {
-                        if (requested.add(name)) {
-                            send(() -> subscribe(name));
-                        }
-                    }
-                    for (String name : new ArrayList<>(requested)) {
-                        if (!channels.containsKey(name)) {
-                            requested.remove(name);
-                            send(() -> unsubscribe(name));
-                        }
-                    }
-                    lock.notifyAll();
-                }
-                if (reconnect) {
-                    notifyAllListeners();
-                }
+                connected();
                 return;
             }
+            confirm(channel);
+        }
+
+        private void confirm(String channel) {
             List<Registration> confirmed;
             synchronized (lock) {
                 Channel ch = channels.get(channel);
@@ -305,6 +384,69 @@ final class RedisSubscriber implements AutoCloseable {
                 ch.listeners.forEach(r -> call(r, message));
             }
         }
+    }
+
+    /**
+     * The sharded form ({@code SSUBSCRIBE}), runs on the subscriber thread inside {@code proceed}:
+     * the first confirmation marks the connection subscribed, as the control channel's does for a
+     * plain one; an unsubscription the client did not ask for is the server giving the slot away.
+     */
+    private final class ShardedListener extends JedisShardedPubSub implements Subscription {
+        private final Listener common;
+        private boolean first = true;
+
+        ShardedListener(Listener common) {
+            this.common = common;
+            common.commands = this;
+        }
+
+        @Override
+        public void add(String channel) {
+            ssubscribe(channel);
+        }
+
+        @Override
+        public void remove(String channel) {
+            sunsubscribe(channel);
+        }
+
+        @Override
+        public void onSSubscribe(String channel, int subscribedChannels) {
+            if (first) {
+                first = false;
+                common.connected();
+            }
+            common.confirm(channel);
+        }
+
+        @Override
+        public void onSMessage(String channel, String message) {
+            common.onMessage(channel, message);
+        }
+
+        @Override
+        public void onSUnsubscribe(String channel, int subscribedChannels) {
+            boolean unasked;
+            synchronized (lock) {
+                unasked = requested.remove(channel) && channels.containsKey(channel);
+                Channel ch = channels.get(channel);
+                if (ch != null) {
+                    ch.confirmed = false;
+                }
+            }
+            if (unasked) {
+                moved.accept(channel);
+            }
+        }
+    }
+
+    /** Every watched channel reported moved: the owner places them again. */
+    private void movedAll() {
+        List<String> all;
+        synchronized (lock) {
+            all = new ArrayList<>(channels.keySet());
+        }
+        all.forEach(moved);
     }
 
     private void notifyAllListeners() {

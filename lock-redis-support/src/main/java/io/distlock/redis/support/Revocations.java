@@ -45,7 +45,7 @@ public final class Revocations implements AutoCloseable {
 
     private final DriverContext context;
     private final Map<String, Held> held = new ConcurrentHashMap<>();
-    private final Map<RedisNode, Watch> listening = new ConcurrentHashMap<>();
+    private final Map<RedisKeyspace, Watch> listening = new ConcurrentHashMap<>();
     private final ThreadPoolExecutor checks;
     /** When the map of held leases is next swept of those whose lease time has passed. */
     private volatile int sweepAt = 1024;
@@ -73,16 +73,15 @@ public final class Revocations implements AutoCloseable {
      * acquire (so a client that never locks never subscribes), it sends the {@code SUBSCRIBE} at
      * once, to be confirmed while the acquire is on its way. Returns at once.
      *
-     * @param node a server this client is about to lock on
+     * @param node a server (or cluster) this client is about to lock on
      */
-    public void listenOn(RedisNode node) {
+    public void listenOn(RedisKeyspace node) {
         if (closed || listening.containsKey(node)) {
             return;
         }
         listening.computeIfAbsent(node, n -> {
             try {
-                return n.subscribeMessages(LockScripts.REVOKED_CHANNEL, message -> notice(n, message,
-                        (name, token) -> n.revocationReason(name, token)));
+                return n.subscribeRevocations(message -> notice(n.describe(), message, n::revocationReason));
             } catch (IllegalStateException closedNode) {
                 return Watch.NONE;
             }
@@ -97,9 +96,9 @@ public final class Revocations implements AutoCloseable {
      * connection is down, the ACL refuses the channel) is not waited for: the lease then learns
      * of a revocation at its next extension.
      *
-     * @param node the server the grant came from
+     * @param node the server (or cluster) the grant came from
      */
-    public void awaitListening(RedisNode node) {
+    public void awaitListening(RedisKeyspace node) {
         Watch watch = listening.get(node);
         if (watch == null) {
             return;

@@ -37,7 +37,8 @@ class PackagingTest extends BackendPackagingCheck {
     PackagingTest() {
         super(BackendPackaging.library(FAMILY, RedisNode.class)
                 .requires("redis.clients.jedis", "org.apache.commons.pool2", "org.slf4j")
-                .exportsTo(FAMILY, "io.distlock.redis", "io.distlock.redlock", "io.distlock.rediswait", "io.distlock.tair")
+                .exportsTo(FAMILY, "io.distlock.redis", "io.distlock.rediscluster", "io.distlock.redlock", "io.distlock.rediswait",
+                        "io.distlock.tair")
                 .driverJars(RedisFamilyPackaging.driverJars())
                 .mayDependOn("Jedis, its pool and SLF4J", "javax.net.ssl", "redis.clients..", "org.apache.commons.pool2..",
                         "org.slf4j.."));
@@ -54,8 +55,8 @@ class PackagingTest extends BackendPackagingCheck {
 
     @Test
     void standsOnItsOwnWithoutAnyBackendOfTheFamily() {
-        noClasses().should().dependOnClassesThat().resideInAnyPackage("io.distlock.redis", "io.distlock.redlock..",
-                        "io.distlock.rediswait..", "io.distlock.tair..")
+        noClasses().should().dependOnClassesThat().resideInAnyPackage("io.distlock.redis", "io.distlock.rediscluster..",
+                        "io.distlock.redlock..", "io.distlock.rediswait..", "io.distlock.tair..")
                 .because("every Redis-family backend depends on this module, and none of them may come with another")
                 .check(new ClassFileImporter().importPath(moduleLocation()));
     }

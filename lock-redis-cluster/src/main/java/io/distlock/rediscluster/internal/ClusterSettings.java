@@ -1,0 +1,133 @@
+package io.distlock.rediscluster.internal;
+
+import io.distlock.LockOptions;
+import io.distlock.redis.support.RedisEndpoint;
+
+import java.net.URI;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * A {@code redis-cluster://} URI, parsed and checked before any I/O:
+ * {@code redis-cluster://[user:password@]host:port[,host:port...][?option=value&...]}. The hosts
+ * are seeds: any reachable one tells the client the cluster's slot map, and the client talks to
+ * every primary the map names. A cluster has only database 0, so a path other than {@code /} or
+ * {@code /0} is refused.
+ *
+ * <p>Options: {@code poolSize} (connections per primary, 1..64, default 8), {@code clientName},
+ * {@code natMap} (the addresses the nodes announce, mapped to the ones this client must use:
+ * {@code natMap=10.0.0.5:6379=203.0.113.7:7001,10.0.0.6:6379=203.0.113.7:7002}, for a cluster
+ * behind NAT or port forwarding), and the TLS options of every Redis-family backend with
+ * {@code tls=true}. Every message shows the URI without its password.
+ */
+public final class ClusterSettings {
+
+    /** The query options this backend understands (besides TLS's). */
+    public static final Set<String> OPTIONS = Set.of("poolSize", "clientName", "natMap");
+
+    private final String shown;
+    private final List<RedisEndpoint> seeds;
+    private final int poolSize;
+    private final Map<String, String> natMap;
+
+    private ClusterSettings(String shown, List<RedisEndpoint> seeds, int poolSize, Map<String, String> natMap) {
+        this.shown = shown;
+        this.seeds = seeds;
+        this.poolSize = poolSize;
+        this.natMap = natMap;
+    }
+
+    /**
+     * @param uri     a {@code redis-cluster://} URI (its scheme is not checked: the caller was chosen by it)
+     * @param options the client's options: their credentials, if the URI has none, are every node's
+     * @return the settings
+     * @throws IllegalArgumentException if the URI is malformed, names a database other than 0, lists
+     *                                  a seed twice, or has an unknown, malformed or out-of-range
+     *                                  option; the message never shows the password
+     */
+    public static ClusterSettings parse(URI uri, LockOptions options) {
+        Objects.requireNonNull(uri, "uri");
+        Objects.requireNonNull(options, "options");
+        String shown = RedisEndpoint.redacted(uri);
+        List<RedisEndpoint> hosts = RedisEndpoint.parseNodes(uri, OPTIONS).stream()
+                .map(host -> host.withCredentials(options)).toList();
+        RedisEndpoint first = hosts.get(0);
+        if (first.database() != 0) {
+            throw new IllegalArgumentException("redis-cluster URI '" + shown + "' names database " + first.database()
+                    + "; a Redis Cluster has only database 0 (leave the path out)");
+        }
+        for (int i = 0; i < hosts.size(); i++) {
+            for (int j = 0; j < i; j++) {
+                if (hosts.get(i).endpoint().equals(hosts.get(j).endpoint())) {
+                    throw new IllegalArgumentException("redis-cluster URI '" + shown + "' lists seed " + hosts.get(i).endpoint()
+                            + " twice");
+                }
+            }
+        }
+        int poolSize = first.intOption("poolSize", 8, 1, 64);
+        return new ClusterSettings(shown, hosts, poolSize, natMap(first.option("natMap"), shown));
+    }
+
+    private static Map<String, String> natMap(String value, String shown) {
+        Map<String, String> map = new LinkedHashMap<>();
+        if (value == null) {
+            return map;
+        }
+        String[] pairs = value.split(",", -1);
+        for (int i = 0; i < pairs.length; i++) {
+            String pair = pairs[i];
+            int eq = pair.indexOf('=');
+            String from = eq < 0 ? "" : pair.substring(0, eq).strip();
+            String to = eq < 0 ? "" : pair.substring(eq + 1).strip();
+            if (!hostPort(from) || !hostPort(to)) {
+                // The entry is not shown: a mistyped URI may have put a secret there.
+                throw new IllegalArgumentException("redis-cluster URI '" + shown + "' has a malformed natMap entry (number "
+                        + (i + 1) + "); expected announced-host:port=reachable-host:port, entries separated by commas");
+            }
+            if (map.put(from, to) != null) {
+                throw new IllegalArgumentException("redis-cluster URI '" + shown + "' maps " + from + " twice in natMap");
+            }
+        }
+        return Map.copyOf(map);
+    }
+
+    private static boolean hostPort(String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0 || colon == text.length() - 1) {
+            return false;
+        }
+        try {
+            int port = Integer.parseInt(text.substring(colon + 1));
+            return port >= 1 && port <= 65535;
+        } catch (NumberFormatException e) {
+            return false;
+        }
+    }
+
+    /** @return the seeds, in the URI's order, each with the credentials, TLS settings and options */
+    public List<RedisEndpoint> seeds() {
+        return seeds;
+    }
+
+    /** @return connections per primary */
+    public int poolSize() {
+        return poolSize;
+    }
+
+    /**
+     * @param announced a node's address as the cluster announces it ({@code host:port})
+     * @return the address to connect to: the natMap's, or the announced one
+     */
+    public String reachable(String announced) {
+        return natMap.getOrDefault(announced, announced);
+    }
+
+    /** @return the URI without its password */
+    @Override
+    public String toString() {
+        return shown;
+    }
+}
