@@ -12,12 +12,12 @@ import io.distlock.tck.ReplicaFailover;
 import io.distlock.tck.ShardMigration;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.RedisCluster;
+import io.distlock.tck.fixtures.RedisFamilyHooks;
 
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
@@ -32,32 +32,31 @@ import org.awaitility.Awaitility;
 final class ClusterHooks {
 
     private final RedisCluster cluster;
+    private final RedisFamilyHooks family;
 
     ClusterHooks(RedisCluster cluster) {
         this.cluster = cluster;
+        this.family = RedisFamilyHooks.onCluster("redis-cluster", cluster, LockScripts::lockKey);
     }
 
-    /** @return the node that serves the slot of {@code lockName}'s keys now */
-    int primaryOf(String lockName) {
-        return cluster.primaryOf(cluster.slot(LockScripts.lockKey(lockName)));
+    /** @return the family's hooks on this cluster (probe, revocation, clock jump, security) */
+    RedisFamilyHooks family() {
+        return family;
     }
 
-    /** Rule 1.10: the lock key's PTTL on the primary of its slot. */
+    /** Rule 1.10: the lock key's PTTL on the primary of its slot ({@link RedisFamilyHooks#onCluster}). */
     LockProbe lockProbe() {
-        return name -> {
-            long pttl = (Long) cluster.call(primaryOf(name), "PTTL", LockScripts.lockKey(name));
-            return pttl == -2 ? Optional.empty() : Optional.of(pttl == -1 ? LockProbe.UNTIL_RELEASED : Duration.ofMillis(pttl));
-        };
+        return family.lockProbe();
     }
 
     /** Rules 4.8 and 4.13: the lock key is deleted on its primary, as an eviction or an operator would. */
     LeaseRevocation leaseRevocation() {
-        return (holder, name) -> cluster.call(primaryOf(name), "DEL", LockScripts.lockKey(name));
+        return family.leaseRevocation();
     }
 
-    /** Rule 4.4: every primary's clock jumps (each lock's primary among them), as one machine's would under all of them. */
+    /** Rule 4.4: every primary's clock jumps (each lock's primary among them). */
     ClockJump clockJump() {
-        return ClockJump.of(1, (node, delta) -> cluster.primaries().forEach(p -> cluster.node(p).shiftClock(delta)));
+        return family.clockJump();
     }
 
     /**
