@@ -7,6 +7,7 @@ import io.distlock.LockOptions;
 import io.distlock.redis.support.HoldSnapshot;
 import io.distlock.redis.support.LockScripts;
 import io.distlock.redis.support.LockSnapshot;
+import io.distlock.redis.support.MovableWatch;
 import io.distlock.redis.support.PendingReply;
 import io.distlock.redis.support.PendingReply.Call;
 import io.distlock.redis.support.PendingReply.CommandCall;
@@ -647,7 +648,7 @@ public final class ClusterKeyspace implements RedisKeyspace {
         ShardWatch watch = new ShardWatch(channel, Slots.slot(channel), onMessage);
         watches.add(watch);
         watch.attach(false);
-        return watch;
+        return watch.watch;
     }
 
     /** Plain {@code SUBSCRIBE} on every primary: the cluster bus brings each revocation notice to all of them. */
@@ -685,10 +686,10 @@ public final class ClusterKeyspace implements RedisKeyspace {
         });
     }
 
-    /** The node gave {@code channel} away (or refused it): its watches there move to the slot's owner. */
-    private void channelMoved(RedisNode node, String channel) {
+    /** The node at {@code address} gave {@code channel} away (or refused it): its watches there move to the slot's owner. */
+    private void channelMoved(String address, String channel) {
         for (ShardWatch watch : watches) {
-            if (watch.channel.equals(channel) && watch.node() == node) {
+            if (watch.channel.equals(channel) && address.equals(watch.address())) {
                 schedule(watch, true);
             }
         }
@@ -699,7 +700,7 @@ public final class ClusterKeyspace implements RedisKeyspace {
             mover.execute(() -> {
                 refresh(map);
                 watch.attach(again);
-                watch.onMessage.run(); // a release during the move may have gone unheard
+                watch.watch.listener().run(); // a release during the move may have gone unheard
             });
         } catch (RejectedExecutionException closing) {
             // closed meanwhile
@@ -707,29 +708,20 @@ public final class ClusterKeyspace implements RedisKeyspace {
     }
 
     /** A shard channel's subscription on the node that serves its slot, moved with the slot. */
-    private final class ShardWatch implements Watch {
+    private final class ShardWatch {
         final String channel;
         final int slot;
-        final Runnable onMessage;
-        /** The first registration's confirmation: what the engine waits for before its retry. */
-        private final CompletableFuture<Void> active = new CompletableFuture<>();
-        private Watch registration; // guarded by this
-        private RedisNode node; // guarded by this
-        private String address; // guarded by this
-        private boolean closed; // guarded by this
+        final MovableWatch watch;
 
         ShardWatch(String channel, int slot, Runnable onMessage) {
             this.channel = channel;
             this.slot = slot;
-            this.onMessage = onMessage;
+            this.watch = new MovableWatch(onMessage, () -> watches.remove(this));
         }
 
-        synchronized RedisNode node() {
-            return node;
-        }
-
-        synchronized String address() {
-            return address;
+        /** @return the address of the node it is subscribed on, or null */
+        String address() {
+            return (String) watch.where();
         }
 
         /**
@@ -737,62 +729,18 @@ public final class ClusterKeyspace implements RedisKeyspace {
          *
          * @param again true if the node gave the channel away: subscribe even if the map still names it
          */
-        synchronized void attach(boolean again) {
-            if (closed) {
-                return;
-            }
+        void attach(boolean again) {
             SlotMap current = map;
             String owner = current == null ? null : current.owners()[slot];
-            if (owner == null || (!again && owner.equals(address) && registration != null)) {
-                if (owner == null) {
-                    active.completeExceptionally(new BackendUnavailableException(settings.seeds().get(0).endpoint(),
-                            "no node serves the slot of " + channel, null));
-                }
+            if (owner == null) {
+                watch.unavailable(new BackendUnavailableException(settings.seeds().get(0).endpoint(),
+                        "no node serves the slot of " + channel, null));
                 return;
             }
-            Watch previous = registration;
-            try {
-                RedisNode target = ClusterKeyspace.this.node(owner);
-                registration = target.subscribeSharded(channel, onMessage, moved -> channelMoved(target, moved));
-                node = target;
-                address = owner;
-                registration.active().whenComplete((ok, failure) -> {
-                    if (failure != null) {
-                        active.completeExceptionally(failure);
-                    } else {
-                        active.complete(null);
-                    }
-                });
-            } catch (IllegalStateException closedNode) {
-                // Closed meanwhile (the client, or the node dropped): the engine's fallback poll covers the waiter.
-                registration = null;
-                active.completeExceptionally(closedNode);
+            if (!again && owner.equals(address()) && watch.subscribed()) {
+                return;
             }
-            if (previous != null && previous != registration) {
-                previous.close();
-            }
-        }
-
-        @Override
-        public CompletionStage<Void> active() {
-            return active.minimalCompletionStage();
-        }
-
-        @Override
-        public void close() {
-            Watch last;
-            synchronized (this) {
-                if (closed) {
-                    return;
-                }
-                closed = true;
-                last = registration;
-                registration = null;
-            }
-            watches.remove(this);
-            if (last != null) {
-                last.close();
-            }
+            watch.moveTo(owner, listener -> node(owner).subscribeSharded(channel, listener, moved -> channelMoved(owner, moved)));
         }
     }
 
@@ -801,7 +749,7 @@ public final class ClusterKeyspace implements RedisKeyspace {
     public void close() {
         closed = true;
         List<ShardWatch> open = new ArrayList<>(watches);
-        open.forEach(ShardWatch::close);
+        open.forEach(w -> w.watch.close());
         revocationWatches.clear();
         mover.shutdownNow();
         synchronized (refreshing) {

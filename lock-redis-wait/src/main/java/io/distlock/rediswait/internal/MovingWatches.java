@@ -1,13 +1,11 @@
 package io.distlock.rediswait.internal;
 
+import io.distlock.redis.support.MovableWatch;
 import io.distlock.redis.support.RedisNode;
 import io.distlock.spi.Watch;
 
 import java.util.ArrayList;
-import java.util.List;
-import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -19,7 +17,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class MovingWatches {
 
-    private final Set<Moving> open = ConcurrentHashMap.newKeySet();
+    /** Each open watch, and the channel it listens on. */
+    private final Map<MovableWatch, String> open = new ConcurrentHashMap<>();
 
     /**
      * @param node     the primary now
@@ -28,9 +27,11 @@ final class MovingWatches {
      * @return a watch registered on {@code node}, moved with every {@link #moveTo}
      */
     Watch open(RedisNode node, String channel, Runnable onChange) {
-        Moving watch = new Moving(channel, onChange);
-        open.add(watch);
-        watch.attach(node);
+        MovableWatch[] self = new MovableWatch[1];
+        MovableWatch watch = new MovableWatch(onChange, () -> open.remove(self[0]));
+        self[0] = watch;
+        open.put(watch, channel);
+        watch.moveTo(node, listener -> node.subscribe(channel, listener));
         return watch;
     }
 
@@ -40,81 +41,18 @@ final class MovingWatches {
      * @param node the new primary
      */
     void moveTo(RedisNode node) {
-        for (Moving watch : open) {
-            watch.attach(node);
-        }
+        open.forEach((watch, channel) -> watch.moveTo(node, listener -> node.subscribe(channel, listener)));
     }
 
     /** Calls every open watch's listener once: a release during a move may have gone unheard. */
     void wakeAll() {
-        for (Moving watch : new ArrayList<>(open)) {
-            watch.onChange.run();
+        for (MovableWatch watch : new ArrayList<>(open.keySet())) {
+            watch.listener().run();
         }
     }
 
     /** @return how many watches are open (for tests) */
     int size() {
         return open.size();
-    }
-
-    private final class Moving implements Watch {
-        private final String channel;
-        private final Runnable onChange;
-        /** The first registration's confirmation: what the engine waits for before its retry. */
-        private final CompletableFuture<Void> active = new CompletableFuture<>();
-        private Watch registration; // guarded by this
-        private boolean closed; // guarded by this
-
-        Moving(String channel, Runnable onChange) {
-            this.channel = channel;
-            this.onChange = onChange;
-        }
-
-        synchronized void attach(RedisNode node) {
-            if (closed) {
-                return;
-            }
-            Watch previous = registration;
-            try {
-                registration = node.subscribe(channel, onChange);
-                registration.active().whenComplete((ok, failure) -> {
-                    if (failure != null) {
-                        active.completeExceptionally(failure);
-                    } else {
-                        active.complete(null);
-                    }
-                });
-            } catch (IllegalStateException closedNode) {
-                // The node was closed meanwhile (the client is closing, or moved on): the next move
-                // registers it again; until then the engine's fallback poll covers the waiter.
-                registration = null;
-                active.completeExceptionally(closedNode);
-            }
-            if (previous != null) {
-                previous.close();
-            }
-        }
-
-        @Override
-        public CompletionStage<Void> active() {
-            return active.minimalCompletionStage();
-        }
-
-        @Override
-        public void close() {
-            Watch last;
-            synchronized (this) {
-                if (closed) {
-                    return;
-                }
-                closed = true;
-                last = registration;
-                registration = null;
-            }
-            open.remove(this);
-            if (last != null) {
-                last.close();
-            }
-        }
     }
 }
