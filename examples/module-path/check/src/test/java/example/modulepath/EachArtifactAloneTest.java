@@ -20,6 +20,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -76,6 +77,17 @@ class EachArtifactAloneTest {
         Shell.Result run = run("lock-redis-wait", "redis-wait",
                 Map.of("127.0.0.1:7100", servers.primaryWithReplica().endpoint()), "lock-redis-wait", "lock-redis-support", "lock-api");
         assertOutput(run, RAN, "backends: redis-wait\n");
+    }
+
+    /** On a cluster of three primaries, its seeds in place of the README's three; the job writes without a token. */
+    @Test
+    void redisClusterThroughThreeSeeds() {
+        List<String> seeds = servers.redisCluster().seedEndpoints();
+        Shell.Result run = run("lock-redis-cluster", "redis-cluster",
+                Map.of("127.0.0.1:7000", seeds.get(0), "127.0.0.1:7001", seeds.get(1), "127.0.0.1:7002", seeds.get(2)),
+                "lock-redis-cluster", "lock-redis-support", "lock-api");
+        assertOutput(run, RAN, "backends: redis-cluster\n");
+        assertFalse(run.out().contains("with fencing token"), "no fencing token on redis-cluster://:\n" + run.describe());
     }
 
     /** On the server lock-tair's README builds from the published lock-tck-fixtures jar. */
