@@ -31,7 +31,8 @@ final class Target {
 
     @Parameters(index = "0", paramLabel = "URI",
             description = "The backend, as the library takes it: redis://host:port, redlock://h1:p1,h2:p2,h3:p3,"
-                    + " redis-wait://…, tair://…, zookeeper://host:port/chroot, etcd://host:port (see each backend's README).")
+                    + " redis-wait://…, redis-cluster://h1:p1,h2:p2,…, tair://…, zookeeper://host:port/chroot, etcd://host:port"
+                    + " (see each backend's README).")
     String uri;
 
     @Option(names = "--user", paramLabel = "NAME", description = "The user name (default: $" + USER_VARIABLE + ", or the URI's).")

@@ -144,7 +144,7 @@ class BenchCommandTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"redlock", "zookeeper", "etcd"})
+    @ValueSource(strings = {"redlock", "zookeeper", "etcd", "redis-cluster"})
     void withoutARawFloorTheRowsAreDistlocksAndTheOutputSaysWhy(String scheme) {
         Distlock.Result run = DISTLOCK.run(Duration.ofMinutes(1), "bench", Servers.uri(scheme),
                 "--duration", "1s", "--clients", "2");

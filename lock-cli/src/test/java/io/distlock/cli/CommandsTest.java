@@ -68,10 +68,14 @@ class CommandsTest {
         for (JsonElement b : all) {
             schemes.add(b.getAsJsonObject().get("scheme").getAsString());
         }
-        assertThat(schemes).containsExactly("etcd", "redis", "redis-wait", "rediss", "redlock", "tair", "zookeeper");
+        assertThat(schemes).containsExactly("etcd", "redis", "redis-cluster", "redis-wait", "rediss", "redlock", "tair", "zookeeper");
         JsonObject redlock = all.get(schemes.indexOf("redlock")).getAsJsonObject();
         assertThat(redlock.get("guarantee").getAsString()).isEqualTo("EFFICIENCY");
         assertThat(redlock.get("features").toString()).contains("QUORUM").doesNotContain("FENCING_TOKENS");
+        JsonObject cluster = all.get(schemes.indexOf("redis-cluster")).getAsJsonObject();
+        assertThat(cluster.get("guarantee").getAsString()).isEqualTo("EFFICIENCY");
+        assertThat(cluster.get("features").toString()).contains("INSPECTION", "REVOCATION", "READ_WRITE", "SEMAPHORE")
+                .doesNotContain("FENCING_TOKENS");
     }
 
     @ParameterizedTest(name = "{0}")
@@ -224,7 +228,7 @@ class CommandsTest {
 
     static List<String> urisWithHolds() {
         return Servers.uris().stream().filter(u -> u.startsWith("redis://") || u.startsWith("redis-wait://")
-                || u.startsWith("zookeeper://") || u.startsWith("etcd://")).toList();
+                || u.startsWith("redis-cluster://") || u.startsWith("zookeeper://") || u.startsWith("etcd://")).toList();
     }
 
     @ParameterizedTest(name = "{0}")

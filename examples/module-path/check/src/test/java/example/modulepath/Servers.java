@@ -2,6 +2,7 @@ package example.modulepath;
 
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.PostgresServer;
+import io.distlock.tck.fixtures.RedisCluster;
 import io.distlock.tck.fixtures.RedisServer;
 import io.distlock.tck.fixtures.ZooKeeperProcess;
 
@@ -36,10 +37,11 @@ import java.util.function.Supplier;
 
 /**
  * The servers the consumers run against, each started on first use and shared by every test of
- * the run: Redis, Redis with a password, three Redis nodes, a primary with its replica, ZooKeeper
- * and PostgreSQL from the TCK's fixtures, and two that READMEs start themselves — Tair's module built
- * from the published {@code lock-tck-fixtures} jar and loaded into {@code redis-server} (lock-tair's README),
- * and the 3-member etcd cluster (lock-etcd's) — by their own commands, on free ports instead of theirs.
+ * the run: Redis, Redis with a password, three Redis nodes, a primary with its replica, a Redis
+ * Cluster of three primaries, ZooKeeper and PostgreSQL from the TCK's fixtures, and two that
+ * READMEs start themselves — Tair's module built from the published {@code lock-tck-fixtures} jar
+ * and loaded into {@code redis-server} (lock-tair's README), and the 3-member etcd cluster
+ * (lock-etcd's) — by their own commands, on free ports instead of theirs.
  */
 final class Servers implements AutoCloseable {
 
@@ -75,6 +77,11 @@ final class Servers implements AutoCloseable {
             await("the replica syncs", () -> String.valueOf(replica.call("INFO", "replication")).contains("master_link_status:up"));
             return primary;
         });
+    }
+
+    /** @return a Redis Cluster of three primaries without replicas (all the run-once job needs), for {@code redis-cluster://} */
+    RedisCluster redisCluster() {
+        return get("redis-cluster", () -> track(RedisCluster.start(3, 0)));
     }
 
     /** @return {@code host:port} of a stand-alone ZooKeeper (a JVM of its own on this test's class path) */
@@ -137,7 +144,7 @@ final class Servers implements AutoCloseable {
      */
     void startAll() {
         List<Runnable> starts = List.of(this::redis, this::redisWithPassword, this::redlockNodes, this::primaryWithReplica,
-                this::zooKeeper, this::postgres, this::tair, this::etcdCluster);
+                this::redisCluster, this::zooKeeper, this::postgres, this::tair, this::etcdCluster);
         ExecutorService pool = Executors.newFixedThreadPool(starts.size());
         try {
             List<Future<?>> started = starts.stream().<Future<?>>map(pool::submit).toList();

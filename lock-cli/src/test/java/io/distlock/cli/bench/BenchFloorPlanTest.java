@@ -48,6 +48,8 @@ class BenchFloorPlanTest {
             "zookeeper://127.0.0.1:2181/locks | no raw floor for zookeeper: only a single Redis-protocol server",
             "etcd://127.0.0.1:2379 | no raw floor for etcd: only a single Redis-protocol server",
             "redlock://a:1,b:2,c:3 | no raw floor for redlock: only a single Redis-protocol server",
+            "redis-cluster://a:1,b:2,c:3 | no raw floor for redis-cluster: only a single Redis-protocol server",
+            "redis-cluster://127.0.0.1:7000 | no raw floor for redis-cluster: only a single Redis-protocol server",
             "rediss://127.0.0.1:6379 | no raw floor for rediss: the raw client does not set TLS up",
             "redis://127.0.0.1:6379?tls=true | no raw floor for redis over TLS",
             "tair://127.0.0.1:6379?tls=true&trustStore=/x.p12 | no raw floor for tair over TLS",
