@@ -35,7 +35,7 @@ class RedisClusterTlsTckTest extends LockVerification {
      */
     static final String[] LOCKER_RULES = {"~distlock:*", "&distlock:*", "+ping", "+info", "+cluster|shards", "+asking",
             "+eval", "+evalsha", "+script|load", "+subscribe", "+unsubscribe", "+ssubscribe", "+sunsubscribe", "+exists", "+set",
-            "+get", "+del", "+incr", "+type", "+pexpire", "+pttl", "+publish", "+spublish", "+time", "+zadd", "+zrem", "+zscore",
+            "+get", "+del", "+incr", "+type", "+pexpire", "+pttl", "+publish", "+spublish", "+pubsub|shardnumsub", "+time", "+zadd", "+zrem", "+zscore",
             "+zcard", "+zcount", "+zrange", "+zrangebyscore", "+zremrangebyscore", "+hset", "+hdel"};
 
     static final Principals PRINCIPALS = new Principals(List.of(LOCKER_RULES), "pw-ClusterTls-71a3", "pw-ClusterIntruder-2c9e",

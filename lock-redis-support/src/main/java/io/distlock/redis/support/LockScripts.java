@@ -151,7 +151,7 @@ public final class LockScripts {
     public static final RedisScript RELEASE = new RedisScript("release", String.join("\n",
             "if redis.pcall('GET', KEYS[1]) == ARGV[1] then",
             "  redis.call('DEL', KEYS[1], KEYS[2])",
-            "  redis.call(NOTIFY, ARGV[2], 'released')",
+            "  notify(ARGV[2], 'released')",
             "  return 1",
             "end",
             "return 0"));
@@ -169,7 +169,7 @@ public final class LockScripts {
             "redis.call('SET', KEYS[2], '1', 'PX', ARGV[2])",
             "if redis.pcall('GET', KEYS[1]) == ARGV[1] then",
             "  redis.call('DEL', KEYS[1], KEYS[3])",
-            "  redis.call(NOTIFY, ARGV[3], 'released')",
+            "  notify(ARGV[3], 'released')",
             "  return 1",
             "end",
             "return 0"));
@@ -210,7 +210,7 @@ public final class LockScripts {
             "if ARGV[4] == '1' then redis.call('INCR', KEYS[3]) end",
             "redis.call('DEL', KEYS[1], KEYS[2])",
             "redis.call('PUBLISH', ARGV[5], token .. ' ' .. ARGV[7])",
-            "redis.call(NOTIFY, ARGV[6], 'revoked')",
+            "notify(ARGV[6], 'revoked')",
             "return {token, record, pttl, fence}"));
 
     private LockScripts() {

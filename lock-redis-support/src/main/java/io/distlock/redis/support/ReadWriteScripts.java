@@ -123,7 +123,7 @@ public final class ReadWriteScripts {
             "  if removed ~= 1 then return 0 end",
             "  redis.call('HDEL', owners, token)",
             "  if redis.call('ZCOUNT', readers, string.format('(%d', nowMillis()), '+inf') == 0 then",
-            "    redis.call(NOTIFY, channel, 'released')",
+            "    notify(channel, 'released')",
             "  end",
             "  return 1",
             "end");
@@ -154,8 +154,8 @@ public final class ReadWriteScripts {
             "local function leave(writer, owner, token, readersChannel, writersChannel)",
             "  if redis.pcall('GET', writer) ~= token then return 0 end",
             "  redis.call('DEL', writer, owner)",
-            "  redis.call(NOTIFY, readersChannel, 'released')",
-            "  redis.call(NOTIFY, writersChannel, 'released')",
+            "  notify(readersChannel, 'released')",
+            "  notify(writersChannel, 'released')",
             "  return 1",
             "end");
 
@@ -179,7 +179,7 @@ public final class ReadWriteScripts {
     public static final RedisScript ABANDON_WRITE = new RedisScript("rw-abandon-write", String.join("\n",
             LEAVE_WRITE,
             "if ARGV[2] ~= '0' then redis.call('SET', KEYS[4], '1', 'PX', ARGV[2]) end",
-            "if redis.pcall('ZREM', KEYS[3], ARGV[1]) == 1 then redis.call(NOTIFY, ARGV[3], 'withdrawn') end",
+            "if redis.pcall('ZREM', KEYS[3], ARGV[1]) == 1 then notify(ARGV[3], 'withdrawn') end",
             "return leave(KEYS[1], KEYS[2], ARGV[1], ARGV[3], ARGV[4])"));
 
     /**
@@ -223,8 +223,8 @@ public final class ReadWriteScripts {
             "    mark(token, left)",
             "    redis.call('DEL', KEYS[3], KEYS[4])",
             "    redis.call('PUBLISH', ARGV[5], token .. ' ' .. ARGV[8])",
-            "    redis.call(NOTIFY, ARGV[6], 'revoked')",
-            "    redis.call(NOTIFY, ARGV[7], 'revoked')",
+            "    notify(ARGV[6], 'revoked')",
+            "    notify(ARGV[7], 'revoked')",
             "    return {'WRITE', token, writerRecord, left, false}",
             "  end",
             "end",
@@ -238,7 +238,7 @@ public final class ReadWriteScripts {
             "redis.call('HDEL', KEYS[2], token)",
             "redis.call('PUBLISH', ARGV[5], token .. ' ' .. ARGV[8])",
             "if redis.call('ZCOUNT', KEYS[1], string.format('(%d', now), '+inf') == 0 then",
-            "  redis.call(NOTIFY, ARGV[7], 'revoked')",
+            "  notify(ARGV[7], 'revoked')",
             "end",
             "return {'READ', token, record, left, false}"));
 

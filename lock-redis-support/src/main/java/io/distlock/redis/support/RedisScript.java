@@ -17,17 +17,24 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * a replica that never saw it) gets {@code SCRIPT LOAD} and the call is retried once. The digest
  * is computed here, so the hot path never pays for a load up front.
  *
- * <p><b>Notices to waiters</b> are sent with {@code redis.call(NOTIFY, channel, message)}:
- * {@code NOTIFY} is {@code PUBLISH} in the script itself and {@code SPUBLISH} in its
- * {@linkplain #sharded() sharded twin}, which a Redis Cluster runs. There a plain {@code PUBLISH}
- * is broadcast over the cluster bus to every node, whoever listens; {@code SPUBLISH} goes only to
- * the shard that serves the channel's slot — the lock's own, as the channel carries the lock's
- * hash tag. A notice every client must hear wherever it listens (a revocation's, on
- * {@value LockScripts#REVOKED_CHANNEL}) stays a {@code PUBLISH}.
+ * <p><b>Notices to waiters</b> are sent with {@code notify(channel, message)}, a local function
+ * each script gets in front of it: {@code PUBLISH} in the script itself, and in its
+ * {@linkplain #sharded() sharded twin}, which a Redis Cluster runs, {@code SPUBLISH} — and only if
+ * the node has a subscriber of the channel. A plain {@code PUBLISH} in a cluster is broadcast over
+ * the cluster bus to every node, whoever listens; {@code SPUBLISH} goes only to the shard that
+ * serves the channel's slot (the lock's own, as the channel carries the lock's hash tag), and a
+ * distlock waiter subscribes on the slot's primary, so where that primary has no subscriber nobody
+ * is told anything and the shard's replicas are spared the message. A notice every client must hear
+ * wherever it listens (a revocation's, on {@value LockScripts#REVOKED_CHANNEL}) stays a plain
+ * {@code PUBLISH}.
  */
 public final class RedisScript {
 
-    private static final String NOTIFY = "NOTIFY";
+    /** What a script that notifies waiters calls. */
+    private static final String NOTIFY = "notify(";
+    private static final String PLAIN_NOTIFY = "local function notify(channel, message) redis.call('PUBLISH', channel, message) end\n";
+    private static final String SHARDED_NOTIFY = "local function notify(channel, message)"
+            + " if redis.call('PUBSUB', 'SHARDNUMSUB', channel)[2] > 0 then redis.call('SPUBLISH', channel, message) end end\n";
 
     private final String name;
     private final String source;
@@ -37,16 +44,16 @@ public final class RedisScript {
 
     /**
      * @param name   a short name for messages
-     * @param source the Lua source; it may notify waiters with {@code redis.call(NOTIFY, channel, message)}
+     * @param source the Lua source; it may notify waiters with {@code notify(channel, message)}
      */
     public RedisScript(String name, String source) {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(source, "source");
         if (source.contains(NOTIFY)) {
             this.name = name;
-            this.source = "local NOTIFY = 'PUBLISH'\n" + source;
+            this.source = PLAIN_NOTIFY + source;
             this.sha1 = sha1(this.source);
-            this.sharded = new RedisScript(name + " (sharded)", "local NOTIFY = 'SPUBLISH'\n" + source, true);
+            this.sharded = new RedisScript(name + " (sharded)", SHARDED_NOTIFY + source, true);
         } else {
             this.name = name;
             this.source = source;

@@ -70,7 +70,7 @@ public final class SemaphoreScripts {
             "  if removed ~= 1 then return 0 end",
             "  redis.call('HDEL', owners, token)",
             "  if redis.call('ZCARD', holders) == 0 then redis.call('DEL', owners, permits) end",
-            "  redis.call(NOTIFY, channel, 'released')",
+            "  notify(channel, 'released')",
             "  return 1",
             "end");
 
@@ -130,7 +130,7 @@ public final class SemaphoreScripts {
             "redis.call('HDEL', KEYS[2], token)",
             "if redis.call('ZCARD', KEYS[1]) == 0 then redis.call('DEL', KEYS[2], KEYS[3]) end",
             "redis.call('PUBLISH', ARGV[5], token .. ' ' .. ARGV[7])",
-            "redis.call(NOTIFY, ARGV[6], 'revoked')",
+            "notify(ARGV[6], 'revoked')",
             "return {'PERMIT', token, record, left, permits}"));
 
     private SemaphoreScripts() {
