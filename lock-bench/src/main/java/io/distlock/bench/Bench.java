@@ -135,6 +135,9 @@ public final class Bench {
                 if (!peers.redisWait(scenarios)) {
                     log.println("redis-wait:// is not installed: no Redis + WAIT rows (add lock-redis-wait to lock-bench's dependencies)");
                 }
+                if (!peers.redisCluster(scenarios)) {
+                    log.println("redis-cluster:// is not installed: no Redis Cluster rows (add lock-redis-cluster to lock-bench's dependencies)");
+                }
                 if (!peers.tair(scenarios)) {
                     log.println("tair:// is not installed: no Tair rows (add lock-tair to lock-bench's dependencies)");
                 }

@@ -59,7 +59,16 @@ final class Floor {
         private long token;
 
         Pair(String host, int port) {
-            super("floor: raw SET NX PX + EVALSHA compare-and-delete");
+            this("floor: raw SET NX PX + EVALSHA compare-and-delete", host, port);
+        }
+
+        /**
+         * @param label the row's label
+         * @param host  the server (on a cluster, the primary of {@code floor:pair}'s slot)
+         * @param port  its port
+         */
+        Pair(String label, String host, int port) {
+            super(label);
             this.jedis = connect(host, port);
             this.sha = jedis.scriptLoad(COMPARE_AND_DELETE);
         }

@@ -15,4 +15,14 @@ final class RedissonClients {
         config.useSingleServer().setAddress("redis://" + host + ":" + port);
         return Redisson.create(config);
     }
+
+    /**
+     * @param nodes the cluster's nodes ({@code host:port}), as seeds
+     * @return a client in Redisson's cluster mode, its defaults otherwise
+     */
+    static RedissonClient connectCluster(java.util.List<String> nodes) {
+        Config config = new Config();
+        nodes.forEach(node -> config.useClusterServers().addNodeAddress("redis://" + node));
+        return Redisson.create(config);
+    }
 }

@@ -30,6 +30,11 @@ final class RedissonUncontended extends LoopScenario {
         return new RedissonUncontended("Redisson 4 RLock lock+unlock", client, client.getLock(name), null);
     }
 
+    static RedissonUncontended rLockOnCluster(String label, java.util.List<String> nodes, String name) {
+        RedissonClient client = RedissonClients.connectCluster(nodes);
+        return new RedissonUncontended(label, client, client.getLock(name), null);
+    }
+
     static RedissonUncontended rFencedLock(String host, int port, String name) {
         RedissonClient client = RedissonClients.connect(host, port);
         RFencedLock fenced = client.getFencedLock(name);

@@ -54,6 +54,17 @@ final class Targets {
             lines.add("  context: single Redis on the same primary, without WAIT, is "
                     + f(median(report.ratios(Peers.REDIS_WAIT_SINGLE, Floor.PairWithWait.LABEL, false))) + "× that floor");
         }
+        if (!report.row(Peers.CLUSTER).isEmpty()) {
+            double floor = median(report.ratios(Peers.CLUSTER, Peers.CLUSTER_FLOOR, false));
+            double redisson = median(report.ratios(Peers.CLUSTER, Peers.CLUSTER_REDISSON, false));
+            lines.add(line(floor <= 1.05, "Redis Cluster p50 " + f(floor) + "× the raw pair on the slot's primary (target ≤ 1.05×)"));
+            lines.add(line(redisson <= 0.8, "Redis Cluster p50 " + f(redisson) + "× Redisson RLock in cluster mode (target ≤ 0.8×)"));
+            if (!report.row(Peers.CLUSTER_CONTENDED).isEmpty()) {
+                lines.add("  context: contended hand-off on the cluster, 4 clients woken by sharded pub/sub: p50 "
+                        + f(median(report.ratios(Peers.CLUSTER_CONTENDED, false))) + "×, p99 "
+                        + f(median(report.ratios(Peers.CLUSTER_CONTENDED, true))) + "× the pair");
+            }
+        }
         if (!report.row(Peers.TAIR).isEmpty() && !report.row(Peers.TAIR_SINGLE).isEmpty()) {
             double tair = median(report.ratios(Peers.TAIR, Peers.TAIR_SINGLE, false));
             lines.add(line(tair <= 1.0, "Tair p50 " + f(tair) + "× single Redis on the same CAS/CAD server (target ≤ 1.0×)"));
