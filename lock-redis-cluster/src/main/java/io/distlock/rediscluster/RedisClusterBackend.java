@@ -4,7 +4,10 @@ import io.distlock.BackendDescriptor;
 import io.distlock.Feature;
 import io.distlock.Guarantee;
 import io.distlock.LockOptions;
+import io.distlock.redis.support.LateWrites;
 import io.distlock.redis.support.RedisLockDriver;
+import io.distlock.redis.support.Revocations;
+import io.distlock.redis.support.WaitConfirmedDriver;
 import io.distlock.rediscluster.internal.ClusterKeyspace;
 import io.distlock.rediscluster.internal.ClusterSettings;
 import io.distlock.spi.AbstractLockBackend;
@@ -37,9 +40,18 @@ import java.util.EnumSet;
  * the lock, and the promoted replica can grant it again — two holders at once. The fence counter
  * goes back in the same failover, so it is not offered as a fencing token.
  *
+ * <p><b>{@code ?replicas=N}</b> (with {@code waitTimeout}, ms, default 50) sends {@code WAIT N
+ * waitTimeout} right behind each grant and extension on the slot's primary, as
+ * {@code redis-wait://} does ({@link WaitConfirmedDriver}): one that fewer replicas acknowledged is
+ * withdrawn and reported unknown, never granted. It narrows the failover window; it does not close
+ * it (a replica that acknowledged may still not be the one promoted), so the guarantee stays
+ * EFFICIENCY. A cluster none of whose primaries has N replicas is refused at connect; while a
+ * shard is short of replicas (one down, a failover under way), grants on its slots are unknown.
+ *
  * <p>Options: {@code poolSize} (connections per primary, 1..64, default 8), {@code clientName},
- * {@code natMap} (announced {@code host:port} = reachable {@code host:port}, comma-separated), and
- * {@code tls=true} with the TLS store options of every Redis-family backend. Credentials come from
+ * {@code natMap} (announced {@code host:port} = reachable {@code host:port}, comma-separated),
+ * {@code replicas} and {@code waitTimeout}, and {@code tls=true} with the TLS store options of
+ * every Redis-family backend. Credentials come from
  * the URI's user info or from {@link LockOptions#credentials()} (never both), the same on every
  * node. Instantiating this class does no I/O.
  */
@@ -57,14 +69,30 @@ public final class RedisClusterBackend extends AbstractLockBackend {
     /**
      * Reads the slot map from the first seed that answers.
      *
-     * @throws IllegalArgumentException                 if the URI is malformed, or a seed is a Redis server not in
-     *                                                  cluster mode (no message shows the password)
+     * @throws IllegalArgumentException                 if the URI is malformed, a seed is a Redis server not in
+     *                                                  cluster mode, or (with {@code replicas}) no primary has
+     *                                                  that many replicas (no message shows the password)
      * @throws io.distlock.BackendUnavailableException if no seed answers within {@link LockOptions#connectTimeout()}
      * @throws io.distlock.AuthenticationException     if a seed refuses the credentials, or the TLS handshake fails
      */
     @Override
     protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
-        // No fencing tokens: a failover to a replica that had not received the latest increments resets the counter.
-        return new RedisLockDriver(ClusterKeyspace.connect(ClusterSettings.parse(uri, options), options), context, false);
+        ClusterSettings settings = ClusterSettings.parse(uri, options);
+        ClusterKeyspace keyspace = ClusterKeyspace.connect(settings, options);
+        if (settings.replicas() == 0) {
+            // No fencing tokens: a failover to a replica that had not received the latest increments resets the counter.
+            return new RedisLockDriver(keyspace, context, false);
+        }
+        try {
+            keyspace.requireReplicas(settings.replicas());
+        } catch (RuntimeException e) {
+            keyspace.close();
+            throw e;
+        }
+        // A write given up after the operation timeout plus WAIT's may still be on its way that long.
+        LateWrites lateWrites = new LateWrites(options.operationTimeout().plus(settings.waitTimeout()));
+        Revocations revocations = new Revocations(context);
+        return new WaitConfirmedDriver(WaitConfirmedDriver.Primaries.of(new RedisLockDriver(keyspace, lateWrites, revocations)),
+                lateWrites, revocations, settings.replicas(), settings.waitTimeout(), options.operationTimeout());
     }
 }

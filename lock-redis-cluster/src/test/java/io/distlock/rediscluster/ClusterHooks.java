@@ -177,6 +177,14 @@ final class ClusterHooks {
                         Awaitility.await("node " + chosen + " elected primary of slot " + slot)
                                 .atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(25)).ignoreExceptions()
                                 .until(() -> cluster.primaryOf(slot) == chosen);
+                        // Elected: the shard's other replicas run again and follow the new primary, as
+                        // they would after a real failover (a client that waits for a replica's
+                        // acknowledgement, ?replicas=N, needs one).
+                        for (int other : replicas) {
+                            if (other != chosen && frozen.remove(Integer.valueOf(other))) {
+                                cluster.resume(other);
+                            }
+                        }
                     }
 
                     @Override

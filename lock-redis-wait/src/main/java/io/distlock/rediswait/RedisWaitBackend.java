@@ -4,7 +4,7 @@ import io.distlock.BackendDescriptor;
 import io.distlock.Feature;
 import io.distlock.Guarantee;
 import io.distlock.LockOptions;
-import io.distlock.rediswait.internal.RedisWaitDriver;
+import io.distlock.rediswait.internal.RedisWaitDrivers;
 import io.distlock.rediswait.internal.RedisWaitSettings;
 import io.distlock.spi.AbstractLockBackend;
 import io.distlock.spi.DriverContext;
@@ -87,6 +87,6 @@ public final class RedisWaitBackend extends AbstractLockBackend {
      */
     @Override
     protected LockDriver open(URI uri, LockOptions options, DriverContext context) {
-        return RedisWaitDriver.connect(RedisWaitSettings.parse(uri, options), options, context);
+        return RedisWaitDrivers.connect(RedisWaitSettings.parse(uri, options), options, context);
     }
 }

@@ -24,6 +24,6 @@ class PackagingTest extends BackendPackagingCheck {
         super(RedisFamilyPackaging.member("io.distlock.rediswait", RedisWaitBackend.class)
                 .scheme("redis-wait", EFFICIENCY, LEASE_EXTENSION, AUTO_RENEWAL, LOSS_NOTIFICATION, WAIT_NOTIFICATION, INSPECTION,
                         REVOCATION, READ_WRITE, SEMAPHORE)
-                .loads("io.distlock.rediswait.internal.RedisWaitDriver", "tryAcquire", "extend"));
+                .loads("io.distlock.rediswait.internal.RedisWaitDrivers", "connect"));
     }
 }

@@ -8,7 +8,8 @@ import io.distlock.LockException;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.redis.support.LockScripts;
-import io.distlock.rediswait.internal.RedisWaitDriver;
+import io.distlock.redis.support.WaitConfirmedDriver;
+import io.distlock.rediswait.internal.RedisWaitDrivers;
 import io.distlock.rediswait.internal.RedisWaitSettings;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
@@ -406,7 +407,7 @@ class RedisWaitBackendTest {
             public void connectionRestored() {
             }
         };
-        try (RedisWaitDriver driver = RedisWaitDriver.connect(RedisWaitSettings.parse(java.net.URI.create(fixed("?replicas=2"))),
+        try (WaitConfirmedDriver driver = RedisWaitDrivers.connect(RedisWaitSettings.parse(java.net.URI.create(fixed("?replicas=2"))),
                 LockOptions.defaults(), context)) {
             List<Grant> grants = new java.util.ArrayList<>();
             for (int i = 0; i < 3; i++) {

@@ -96,9 +96,10 @@ public final class ClusterKeyspace implements RedisKeyspace {
      *
      * @param owners    the address (as this client reaches it) of each slot's primary; null if none serves it
      * @param primaries every primary's address, in the order the cluster listed them
+     * @param replicas  how many replicas each primary has, up or down
      * @param readNanos when it was read ({@link System#nanoTime()})
      */
-    private record SlotMap(String[] owners, List<String> primaries, long readNanos) {
+    private record SlotMap(String[] owners, List<String> primaries, Map<String, Integer> replicas, long readNanos) {
     }
 
     /** The replies of calls to one slot, and the node that answered them. */
@@ -206,6 +207,16 @@ public final class ClusterKeyspace implements RedisKeyspace {
         return replies;
     }
 
+    /** Routed by the first call's slot; its scripts in their sharded twins ({@link #sharded}). */
+    @Override
+    public Replies sendTogether(String operation, List<? extends Call> calls, long deadlineNanos) {
+        List<Call> sent = new ArrayList<>(calls.size());
+        for (Call call : calls) {
+            sent.add(call instanceof ScriptCall script ? sharded(script) : call);
+        }
+        return send(operation, slotOf(calls.get(0)), sent, deadlineNanos).replies();
+    }
+
     @Override
     public List<LockSnapshot> inspectAll(List<String> names) {
         List<Routed> routed = new ArrayList<>(names.size());
@@ -263,9 +274,10 @@ public final class ClusterKeyspace implements RedisKeyspace {
         return operationTimeout;
     }
 
+    /** @return the seeds, {@code host:port,host:port (Redis Cluster)}: messages read "Redis at" it */
     @Override
     public String describe() {
-        return "the Redis Cluster of " + String.join(",", settings.seeds().stream().map(RedisEndpoint::endpoint).toList());
+        return String.join(",", settings.seeds().stream().map(RedisEndpoint::endpoint).toList()) + " (Redis Cluster)";
     }
 
     @Override
@@ -273,9 +285,23 @@ public final class ClusterKeyspace implements RedisKeyspace {
         return "ClusterKeyspace[" + settings + "]";
     }
 
-    /** Runs {@code action} on every primary of the map as last read: for tests and tools. */
-    List<String> primaries() {
-        return currentMap().primaries();
+    /**
+     * Refuses a cluster none of whose primaries has {@code replicas} replicas (their shards in
+     * {@code CLUSTER SHARDS}, as last read): no grant could ever be confirmed by {@code WAIT}, the
+     * URI asks for more than the deployment has. A shard short of replicas only for now (a failover
+     * under way, a replica down or still attaching to its new primary) is not refused: grants on its
+     * slots are reported unknown until its replicas are back.
+     *
+     * @param replicas how many replicas must acknowledge each grant
+     * @throws IllegalArgumentException saying how many replicas the primaries have
+     */
+    public void requireReplicas(int replicas) {
+        int most = currentMap().replicas().values().stream().mapToInt(Integer::intValue).max().orElse(0);
+        if (most < replicas) {
+            throw new IllegalArgumentException("redis-cluster URI '" + settings + "' asks for replicas=" + replicas
+                    + ", but no primary of the cluster has more than " + most + " replica(s) (CLUSTER SHARDS): no grant could"
+                    + " ever be confirmed. Lower replicas, or add replicas to the shards");
+        }
     }
 
     // ---- routing --------------------------------------------------------------------------
@@ -480,7 +506,7 @@ public final class ClusterKeyspace implements RedisKeyspace {
             owner = currentMap().owners()[slot];
         }
         if (owner == null) {
-            throw new BackendUnavailableException(settings.seeds().get(0).endpoint(), "no node of " + describe()
+            throw new BackendUnavailableException(settings.seeds().get(0).endpoint(), "no node of the Redis Cluster at " + describe()
                     + " serves hash slot " + slot + " (" + operation + "): the cluster is down for it (CLUSTERDOWN)", null);
         }
         return node(owner);
@@ -565,13 +591,18 @@ public final class ClusterKeyspace implements RedisKeyspace {
         boolean tls = from.endpoint().tls();
         String[] owners = new String[Slots.COUNT];
         List<String> primaries = new ArrayList<>();
+        Map<String, Integer> replicas = new HashMap<>();
         for (Object shardReply : (List<?>) reply) {
             Map<String, Object> shard = fields(shardReply);
             Map<String, Object> primary = null;
+            int shardReplicas = 0;
             for (Object nodeReply : (List<?>) shard.getOrDefault("nodes", List.of())) {
                 Map<String, Object> node = fields(nodeReply);
-                if ("master".equals(text(node.get("role"))) && "online".equals(text(node.get("health")))) {
+                boolean online = "online".equals(text(node.get("health")));
+                if ("master".equals(text(node.get("role"))) && online) {
                     primary = node;
+                } else if ("replica".equals(text(node.get("role")))) {
+                    shardReplicas++;
                 }
             }
             List<?> ranges = (List<?>) shard.getOrDefault("slots", List.of());
@@ -595,8 +626,9 @@ public final class ClusterKeyspace implements RedisKeyspace {
             if (!primaries.contains(address)) {
                 primaries.add(address);
             }
+            replicas.put(address, shardReplicas);
         }
-        return new SlotMap(owners, List.copyOf(primaries), System.nanoTime());
+        return new SlotMap(owners, List.copyOf(primaries), Map.copyOf(replicas), System.nanoTime());
     }
 
     /** A RESP2 map: a flat list of names and values. */

@@ -2,8 +2,10 @@ package io.distlock.rediscluster.internal;
 
 import io.distlock.LockOptions;
 import io.distlock.redis.support.RedisEndpoint;
+import io.distlock.redis.support.WaitConfirmedDriver;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,24 +22,34 @@ import java.util.Set;
  * <p>Options: {@code poolSize} (connections per primary, 1..64, default 8), {@code clientName},
  * {@code natMap} (the addresses the nodes announce, mapped to the ones this client must use:
  * {@code natMap=10.0.0.5:6379=203.0.113.7:7001,10.0.0.6:6379=203.0.113.7:7002}, for a cluster
- * behind NAT or port forwarding), and the TLS options of every Redis-family backend with
- * {@code tls=true}. Every message shows the URI without its password.
+ * behind NAT or port forwarding), {@code replicas} (0..{@value WaitConfirmedDriver#MAX_REPLICAS},
+ * default 0: how many replicas of a lock's slot primary must acknowledge each grant and extension
+ * with {@code WAIT}) with {@code waitTimeout} (ms {@code WAIT} may block,
+ * 1..{@value WaitConfirmedDriver#MAX_WAIT_TIMEOUT_MILLIS}, default
+ * {@value WaitConfirmedDriver#DEFAULT_WAIT_TIMEOUT_MILLIS}; only with {@code replicas}), and the TLS
+ * options of every Redis-family backend with {@code tls=true}. Every message shows the URI without
+ * its password.
  */
 public final class ClusterSettings {
 
     /** The query options this backend understands (besides TLS's). */
-    public static final Set<String> OPTIONS = Set.of("poolSize", "clientName", "natMap");
+    public static final Set<String> OPTIONS = Set.of("poolSize", "clientName", "natMap", "replicas", "waitTimeout");
 
     private final String shown;
     private final List<RedisEndpoint> seeds;
     private final int poolSize;
     private final Map<String, String> natMap;
+    private final int replicas;
+    private final Duration waitTimeout;
 
-    private ClusterSettings(String shown, List<RedisEndpoint> seeds, int poolSize, Map<String, String> natMap) {
+    private ClusterSettings(String shown, List<RedisEndpoint> seeds, int poolSize, Map<String, String> natMap, int replicas,
+                            Duration waitTimeout) {
         this.shown = shown;
         this.seeds = seeds;
         this.poolSize = poolSize;
         this.natMap = natMap;
+        this.replicas = replicas;
+        this.waitTimeout = waitTimeout;
     }
 
     /**
@@ -46,7 +58,8 @@ public final class ClusterSettings {
      * @return the settings
      * @throws IllegalArgumentException if the URI is malformed, names a database other than 0, lists
      *                                  a seed twice, or has an unknown, malformed or out-of-range
-     *                                  option; the message never shows the password
+     *                                  option, or {@code waitTimeout} without {@code replicas}; the
+     *                                  message never shows the password
      */
     public static ClusterSettings parse(URI uri, LockOptions options) {
         Objects.requireNonNull(uri, "uri");
@@ -68,7 +81,15 @@ public final class ClusterSettings {
             }
         }
         int poolSize = first.intOption("poolSize", 8, 1, 64);
-        return new ClusterSettings(shown, hosts, poolSize, natMap(first.option("natMap"), shown));
+        int replicas = first.intOption("replicas", 0, 0, WaitConfirmedDriver.MAX_REPLICAS);
+        if (replicas == 0 && first.option("waitTimeout") != null) {
+            throw new IllegalArgumentException("redis-cluster URI '" + shown + "' sets waitTimeout without replicas: WAIT is"
+                    + " sent only with replicas=N (N >= 1)");
+        }
+        int waitTimeoutMillis = first.intOption("waitTimeout", WaitConfirmedDriver.DEFAULT_WAIT_TIMEOUT_MILLIS, 1,
+                WaitConfirmedDriver.MAX_WAIT_TIMEOUT_MILLIS);
+        return new ClusterSettings(shown, hosts, poolSize, natMap(first.option("natMap"), shown), replicas,
+                Duration.ofMillis(waitTimeoutMillis));
     }
 
     private static Map<String, String> natMap(String value, String shown) {
@@ -115,6 +136,16 @@ public final class ClusterSettings {
     /** @return connections per primary */
     public int poolSize() {
         return poolSize;
+    }
+
+    /** @return how many replicas of a slot's primary must acknowledge a grant or an extension; 0: no {@code WAIT} */
+    public int replicas() {
+        return replicas;
+    }
+
+    /** @return how long {@code WAIT} may block (used only with {@link #replicas()}) */
+    public Duration waitTimeout() {
+        return waitTimeout;
     }
 
     /**

@@ -57,6 +57,19 @@ public interface RedisKeyspace extends AutoCloseable {
     List<Object> runAll(String operation, List<? extends PendingReply.Call> calls);
 
     /**
+     * Sends calls pipelined on one connection to the server that holds the first call's keys and
+     * reads every reply: a plain command behind a script (such as {@code WAIT}, which counts the
+     * acknowledgements of its own connection's writes) goes along with it.
+     *
+     * @param operation     what is being done, for messages (no secrets)
+     * @param calls         the calls, the first one touching the keys of one hash tag
+     * @param deadlineNanos when to stop waiting ({@link System#nanoTime()}); a cluster follows
+     *                      redirects and failovers until then
+     * @return the replies, in order (an error reply is thrown by {@link PendingReply.Replies#value})
+     */
+    PendingReply.Replies sendTogether(String operation, List<? extends PendingReply.Call> calls, long deadlineNanos);
+
+    /**
      * Calls {@code onMessage} on every message published on {@code channel} (a channel with a
      * primitive's hash tag, or a node's own), and once after the notification connection recovers
      * from a drop or the channel moved to another server.

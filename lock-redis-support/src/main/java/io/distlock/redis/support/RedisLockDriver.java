@@ -35,9 +35,9 @@ import java.util.OptionalLong;
  * long as Redis keeps the counter (a restart without persistence, a failover before replication or
  * an eviction resets it), which is why this backend promises {@link io.distlock.Guarantee#EFFICIENCY}.
  *
- * <p>It lives in the support module, not with the {@code redis://} provider, because the
- * Redis + {@code WAIT} backend runs it too, one per primary it follows: neither backend then brings
- * the other's scheme.
+ * <p>It lives in the support module, not with the {@code redis://} provider, because the other
+ * Redis-family backends run it too (the cluster's, and {@link WaitConfirmedDriver}'s, one per
+ * primary it follows): none of them then brings another's scheme.
  */
 public final class RedisLockDriver implements LockDriver {
 
@@ -70,17 +70,17 @@ public final class RedisLockDriver implements LockDriver {
     }
 
     /**
-     * For a backend that moves from server to server (a primary followed across failovers): each
-     * server's driver shares the one record of requests whose writes may still land, so that a
-     * request that met an unknown outcome on one is still withdrawn with its marker on the next,
-     * and the one record of held leases whose revocations it listens for.
+     * For a {@link WaitConfirmedDriver}, whose targets may change (a primary followed across
+     * failovers): each target's driver shares the one record of requests whose writes may still
+     * land, so that a request that met an unknown outcome on one is still withdrawn with its marker
+     * on the next, and the one record of held leases whose revocations it listens for.
      *
-     * @param node        the connected node; closed with this driver
+     * @param node        the connected server or cluster; closed with this driver
      * @param lateWrites  the requests whose writes may still land, shared
      * @param revocations the held leases and their revocations, shared (closed by its owner, not here)
      */
-    public RedisLockDriver(RedisNode node, LateWrites lateWrites, Revocations revocations) {
-        this(node, lateWrites, revocations, false, true);
+    public RedisLockDriver(RedisKeyspace node, LateWrites lateWrites, Revocations revocations) {
+        this(node, lateWrites, revocations, false, false);
     }
 
     private RedisLockDriver(RedisKeyspace node, LateWrites lateWrites, Revocations revocations, boolean ownsRevocations,

@@ -365,6 +365,12 @@ public final class RedisNode implements RedisKeyspace {
         return endpoint;
     }
 
+    /** {@link #send} of the calls, then every reply awaited until {@code deadlineNanos}. */
+    @Override
+    public PendingReply.Replies sendTogether(String operation, List<? extends PendingReply.Call> calls, long deadlineNanos) {
+        return send(operation, false, calls).await(deadlineNanos);
+    }
+
     /** @return {@code host:port} */
     @Override
     public String describe() {

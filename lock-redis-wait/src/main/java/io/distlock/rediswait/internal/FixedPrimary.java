@@ -5,6 +5,7 @@ import io.distlock.redis.support.LateWrites;
 import io.distlock.redis.support.Revocations;
 import io.distlock.redis.support.RedisLockDriver;
 import io.distlock.redis.support.RedisNode;
+import io.distlock.redis.support.WaitConfirmedDriver;
 import io.distlock.spi.Watch;
 
 /**
@@ -53,7 +54,7 @@ final class FixedPrimary implements Primary {
     }
 
     @Override
-    public void suspect(Target failed) {
+    public void suspect(WaitConfirmedDriver.Target failed) {
         // Nowhere else to go.
     }
 

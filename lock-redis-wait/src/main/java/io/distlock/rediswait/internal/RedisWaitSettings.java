@@ -1,6 +1,7 @@
 package io.distlock.rediswait.internal;
 
 import io.distlock.redis.support.RedisEndpoint;
+import io.distlock.redis.support.WaitConfirmedDriver;
 
 import io.distlock.LockOptions;
 
@@ -23,9 +24,9 @@ import java.util.Set;
  *       the user info and database are the data nodes'.</li>
  * </ul>
  *
- * <p>Options: {@code replicas} (how many replicas must acknowledge, 1..{@value #MAX_REPLICAS},
+ * <p>Options: {@code replicas} (how many replicas must acknowledge, 1..{@value WaitConfirmedDriver#MAX_REPLICAS},
  * default {@value #DEFAULT_REPLICAS}), {@code waitTimeout} (ms {@code WAIT} may block,
- * 1..{@value #MAX_WAIT_TIMEOUT_MILLIS}, default {@value #DEFAULT_WAIT_TIMEOUT_MILLIS}),
+ * 1..{@value WaitConfirmedDriver#MAX_WAIT_TIMEOUT_MILLIS}, default {@value WaitConfirmedDriver#DEFAULT_WAIT_TIMEOUT_MILLIS}),
  * {@code master}, {@code poolSize} (1..64, default 8), {@code clientName}. Every message shows the
  * URI without its password.
  */
@@ -36,14 +37,6 @@ public final class RedisWaitSettings {
 
     /** One replica's acknowledgement: the least that makes a primary's crash survivable at all. */
     static final int DEFAULT_REPLICAS = 1;
-    static final int MAX_REPLICAS = 64;
-    /**
-     * 50 ms: a replica on the same network acknowledges in well under a millisecond, and a lease is
-     * typically seconds; the time {@code WAIT} takes is spent from the lease's validity, so a longer
-     * bound mostly costs validity when a replica is away. Leases must be longer than it.
-     */
-    static final int DEFAULT_WAIT_TIMEOUT_MILLIS = 50;
-    static final int MAX_WAIT_TIMEOUT_MILLIS = 60_000;
 
     private final String shown;
     private final RedisEndpoint primary;
@@ -93,8 +86,9 @@ public final class RedisWaitSettings {
                 ? RedisEndpoint.parseNodes(uri, OPTIONS)
                 : List.of(RedisEndpoint.parse(uri, OPTIONS));
         RedisEndpoint first = hosts.get(0).withCredentials(options);
-        int replicas = first.intOption("replicas", DEFAULT_REPLICAS, 1, MAX_REPLICAS);
-        int waitTimeoutMillis = first.intOption("waitTimeout", DEFAULT_WAIT_TIMEOUT_MILLIS, 1, MAX_WAIT_TIMEOUT_MILLIS);
+        int replicas = first.intOption("replicas", DEFAULT_REPLICAS, 1, WaitConfirmedDriver.MAX_REPLICAS);
+        int waitTimeoutMillis = first.intOption("waitTimeout", WaitConfirmedDriver.DEFAULT_WAIT_TIMEOUT_MILLIS, 1,
+                WaitConfirmedDriver.MAX_WAIT_TIMEOUT_MILLIS);
         int poolSize = first.intOption("poolSize", 8, 1, 64);
         String master = first.option("master");
         if (master == null) {

@@ -9,6 +9,7 @@ import io.distlock.redis.support.LateWrites;
 import io.distlock.redis.support.Revocations;
 import io.distlock.redis.support.RedisLockDriver;
 import io.distlock.redis.support.RedisNode;
+import io.distlock.redis.support.WaitConfirmedDriver;
 import io.distlock.spi.Watch;
 
 import java.util.ArrayList;
@@ -109,7 +110,7 @@ final class SentinelPrimary implements Primary {
     }
 
     @Override
-    public void suspect(Target failed) {
+    public void suspect(WaitConfirmedDriver.Target failed) {
         synchronized (lock) {
             if (failed == null || failed == current) {
                 suspect = true;

@@ -1,23 +1,12 @@
-package io.distlock.rediswait.internal;
+package io.distlock.redis.support;
 
 import io.distlock.BackendUnavailableException;
 import io.distlock.Feature;
 import io.distlock.LockException;
 import io.distlock.LockInfo;
-import io.distlock.LockOptions;
-import io.distlock.redis.support.HoldCalls;
-import io.distlock.redis.support.HoldSnapshot;
-import io.distlock.redis.support.LateWrites;
-import io.distlock.redis.support.LockScripts;
-import io.distlock.redis.support.LockSnapshot;
-import io.distlock.redis.support.PendingReply;
 import io.distlock.redis.support.PendingReply.CommandCall;
 import io.distlock.redis.support.PendingReply.ScriptCall;
-import io.distlock.redis.support.RedisLockDriver;
-import io.distlock.redis.support.RedisNode;
-import io.distlock.redis.support.Revocations;
 import io.distlock.spi.Attempt;
-import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
@@ -33,15 +22,17 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * The Redis + {@code WAIT} {@link LockDriver}: the single-Redis lock ({@link LockScripts}) on a
- * primary, where a grant or an extension counts only once {@code WAIT replicas waitTimeout}, sent
- * on the same connection right behind it, says that many replicas acknowledged it.
+ * The Redis-family lock ({@link RedisLockDriver}'s scripts) where a grant or an extension counts
+ * only once {@code WAIT replicas waitTimeout}, sent on the same connection right behind it, says
+ * that many replicas acknowledged it: the {@code redis-wait://} backend on its primary, and
+ * {@code redis-cluster://?replicas=N} on each slot's primary.
  *
- * <p><b>One round trip.</b> The script and the {@code WAIT} are pipelined ({@link RedisNode#send}):
- * {@code WAIT} counts the acknowledgements of the writes its own connection sent before it, so the
- * two must share a connection, and pipelining them costs the uncontended acquire one round trip,
- * as on a single server, plus the replicas' acknowledgement. The reply is awaited up to the
- * operation timeout plus {@code waitTimeout} (the server holds {@code WAIT}'s reply that long).
+ * <p><b>One round trip.</b> The script and the {@code WAIT} are pipelined
+ * ({@link RedisKeyspace#sendTogether}): {@code WAIT} counts the acknowledgements of the writes its
+ * own connection sent before it, so the two must share a connection, and pipelining them costs the
+ * uncontended acquire one round trip, as on a single server, plus the replicas' acknowledgement. The
+ * reply is awaited up to the operation timeout plus {@code waitTimeout} (the server holds
+ * {@code WAIT}'s reply that long).
  *
  * <p><b>Fewer acknowledgements than {@code replicas}</b> mean the write is on the primary but may
  * not survive its failover: the outcome is unknown. A grant is then withdrawn at once by owner
@@ -58,22 +49,144 @@ import java.util.OptionalLong;
  * longer on a replica that becomes primary.
  *
  * <p><b>Every kind of hold</b> — a lock, a read or write hold of a read-write lock, a semaphore's
- * permit — goes the same way: {@link HoldCalls} gives the single-Redis script of each, and this
- * driver pipelines it with the {@code WAIT}; release, withdrawal and the abandoned marker are the
- * single-Redis driver's ({@link RedisLockDriver}). A busy write attempt registers its writer as
- * waiting (write preference) without waiting for replicas: a failover that loses that entry only
- * lets readers in ahead of the writer, never two holders at once.
+ * permit — goes the same way: {@link HoldCalls} gives the script of each, and this driver pipelines
+ * it with the {@code WAIT}; release, withdrawal and the abandoned marker are
+ * {@link RedisLockDriver}'s. A busy write attempt registers its writer as waiting (write
+ * preference) without waiting for replicas: a failover that loses that entry only lets readers in
+ * ahead of the writer, never two holders at once.
  *
  * <p>No fencing token: the acquire script's counter is replicated by the same best-effort
  * {@code WAIT}, so it too goes back after a failover to a replica that had not received its latest
  * increments.
  */
-public final class RedisWaitDriver implements LockDriver {
+public final class WaitConfirmedDriver implements LockDriver {
+
+    /** The most replicas a URI may ask to acknowledge. */
+    public static final int MAX_REPLICAS = 64;
+    /**
+     * 50 ms: a replica on the same network acknowledges in well under a millisecond, and a lease is
+     * typically seconds; the time {@code WAIT} takes is spent from the lease's validity, so a longer
+     * bound mostly costs validity when a replica is away. Leases must be longer than it.
+     */
+    public static final int DEFAULT_WAIT_TIMEOUT_MILLIS = 50;
+    /** The longest {@code waitTimeout} a URI may give. */
+    public static final int MAX_WAIT_TIMEOUT_MILLIS = 60_000;
 
     /** Renewals per pipeline, each pipeline followed by one {@code WAIT}. */
     private static final int PIPELINE_CHUNK = 4096;
 
-    private final Primary primary;
+    /**
+     * Where the writes go now: a primary (or a cluster's primaries) as this client talks to it.
+     * Its {@code toString()} names it in messages, never with a password.
+     */
+    public interface Target {
+        /** @return the server or cluster the scripts and {@code WAIT} are sent to */
+        RedisKeyspace keyspace();
+
+        /**
+         * @return the lock driver on {@link #keyspace()}, for what needs no {@code WAIT}: release and
+         *         withdrawal, sharing this client's record of writes that may still land
+         */
+        RedisLockDriver locks();
+    }
+
+    /** Which {@link Target} to send to now: a fixed one, or a primary followed across failovers. Thread-safe. */
+    public interface Primaries extends AutoCloseable {
+
+        /**
+         * @return the target to send to now
+         * @throws IllegalStateException if closed
+         */
+        Target current();
+
+        /**
+         * Reports that a call to {@code target} got no definite answer (a timeout, a refused or lost
+         * connection, a node that answered {@code READONLY}): it may have failed or been demoted.
+         *
+         * @param target the target the call went to
+         */
+        void suspect(Target target);
+
+        /**
+         * @param target a target returned by {@link #current()}
+         * @return true if this client no longer uses it (it followed a failover away from it): a call
+         *         that found it closed was cut short by the move, not by the client closing
+         */
+        default boolean retired(Target target) {
+            try {
+                return current() != target;
+            } catch (IllegalStateException closed) {
+                return false;
+            }
+        }
+
+        /**
+         * Release notifications published on {@code channel} (a lock's, a read-write lock's or a
+         * semaphore's), wherever its keys are served now.
+         *
+         * @param channel  the channel
+         * @param onChange cheap, non-blocking listener
+         * @return the handle that stops them
+         */
+        Watch watch(String channel, Runnable onChange);
+
+        /** Closes every connection. Idempotent. */
+        @Override
+        void close();
+
+        /**
+         * @param locks the lock driver on a keyspace that follows its own topology (a Redis
+         *              Cluster's slot map): the one target, named by its keyspace
+         * @return primaries that always answer that target: nothing to suspect, and notifications
+         *         subscribed through its keyspace; closing closes the lock driver
+         */
+        static Primaries of(RedisLockDriver locks) {
+            Target target = new Target() {
+                @Override
+                public RedisKeyspace keyspace() {
+                    return locks.keyspace();
+                }
+
+                @Override
+                public RedisLockDriver locks() {
+                    return locks;
+                }
+
+                @Override
+                public String toString() {
+                    return locks.keyspace().describe();
+                }
+            };
+            return new Primaries() {
+                @Override
+                public Target current() {
+                    return target;
+                }
+
+                @Override
+                public void suspect(Target failed) {
+                    // the keyspace reads its topology again itself on a failure
+                }
+
+                @Override
+                public Watch watch(String channel, Runnable onChange) {
+                    return target.keyspace().subscribe(channel, onChange);
+                }
+
+                @Override
+                public void close() {
+                    locks.close();
+                }
+
+                @Override
+                public String toString() {
+                    return target.toString();
+                }
+            };
+        }
+    }
+
+    private final Primaries primaries;
     private final LateWrites lateWrites;
     private final Revocations revocations;
     private final int replicas;
@@ -81,60 +194,32 @@ public final class RedisWaitDriver implements LockDriver {
     private final CommandCall waitCall;
     private final long replyBoundNanos;
 
-    private RedisWaitDriver(Primary primary, LateWrites lateWrites, Revocations revocations, RedisWaitSettings settings,
-                            LockOptions options) {
-        this.primary = primary;
+    /**
+     * @param primaries        where the writes go; closed with this driver
+     * @param lateWrites       the record of requests whose writes may still land, shared with every
+     *                         target's {@link RedisLockDriver} (its bound is the operation timeout
+     *                         plus {@code waitTimeout})
+     * @param revocations      the held leases and their revocations, shared with every target's
+     *                         lock driver; closed with this driver
+     * @param replicas         how many replicas must acknowledge a grant or an extension, at least 1
+     * @param waitTimeout      how long {@code WAIT} may block; leases must be longer
+     * @param operationTimeout the client's bound on each reply, to which {@code waitTimeout} is added
+     */
+    public WaitConfirmedDriver(Primaries primaries, LateWrites lateWrites, Revocations revocations, int replicas,
+                               Duration waitTimeout, Duration operationTimeout) {
+        this.primaries = primaries;
         this.lateWrites = lateWrites;
         this.revocations = revocations;
-        this.replicas = settings.replicas();
-        this.waitTimeout = settings.waitTimeout();
+        this.replicas = replicas;
+        this.waitTimeout = waitTimeout;
         this.waitCall = new CommandCall("WAIT", List.of(Integer.toString(replicas), Long.toString(waitTimeout.toMillis())));
-        this.replyBoundNanos = options.operationTimeout().plus(waitTimeout).toNanos();
+        this.replyBoundNanos = operationTimeout.plus(waitTimeout).toNanos();
     }
 
-    /**
-     * Connects to the primary (fixed, or found through the Sentinels) and checks that it reports
-     * at least {@code replicas} connected replicas.
-     *
-     * @param settings the parsed URI
-     * @param options  the client's options
-     * @param context  the engine: the owner description grants record, and where revocations go
-     * @return the connected driver
-     * @throws IllegalArgumentException                 if the primary reports fewer connected replicas than
-     *                                                  {@code replicas}, the named node is not a primary, or no
-     *                                                  Sentinel knows the master name
-     * @throws BackendUnavailableException             if the primary (or every Sentinel) cannot be reached
-     *                                                  within the connect timeout
-     * @throws io.distlock.LockException                if the primary refuses the credentials
-     */
-    public static RedisWaitDriver connect(RedisWaitSettings settings, LockOptions options, DriverContext context) {
-        // A write given up after the operation timeout plus WAIT's may still be on its way that long.
-        LateWrites lateWrites = new LateWrites(options.operationTimeout().plus(settings.waitTimeout()));
-        Revocations revocations = new Revocations(context);
-        Primary primary;
-        try {
-            primary = settings.viaSentinel()
-                    ? SentinelPrimary.connect(settings, options, lateWrites, revocations)
-                    : FixedPrimary.connect(settings, options, lateWrites, revocations);
-        } catch (RuntimeException e) {
-            revocations.close();
-            throw e;
-        }
-        try {
-            Primary.Target target = primary.current();
-            int connected = target.check().connectedReplicas();
-            if (connected < settings.replicas()) {
-                throw new IllegalArgumentException("redis-wait URI '" + settings + "' asks for replicas=" + settings.replicas()
-                        + ", but the primary at " + target + " reports " + Math.max(0, connected) + " connected replica(s)"
-                        + " (INFO replication, connected_slaves): no grant could be confirmed. Lower replicas, or connect"
-                        + " once the replicas are up");
-            }
-            return new RedisWaitDriver(primary, lateWrites, revocations, settings, options);
-        } catch (RuntimeException e) {
-            primary.close();
-            revocations.close();
-            throw e;
-        }
+    /** A name whose keys the keyspace cannot keep together is refused ({@link RedisKeyspace#checkName}). */
+    @Override
+    public void checkName(String name) {
+        primaries.current().keyspace().checkName(name);
     }
 
     /**
@@ -149,7 +234,7 @@ public final class RedisWaitDriver implements LockDriver {
         String operation = RedisLockDriver.operation("acquire", request);
         checkLeaseTime(request.leaseTime(), operation);
         ScriptCall acquire = HoldCalls.acquire(request, revocations.owner());
-        Primary.Target target = primary.current();
+        Target target = primaries.current();
         target.locks().acquiring(request); // subscribed to revocations, and its token listened for, while on its way
         RedisNode.Acquired acquired;
         PendingReply.Replies replies;
@@ -180,7 +265,7 @@ public final class RedisWaitDriver implements LockDriver {
         lateWrites.outcomeUnknown(request.ownerToken());
         String withdrawn;
         try {
-            target.node().eval(RedisLockDriver.operation("release", request), HoldCalls.release(request));
+            target.keyspace().eval(RedisLockDriver.operation("release", request), HoldCalls.release(request));
             withdrawn = "the grant was withdrawn";
         } catch (RuntimeException e) {
             withdrawn = "withdrawing the grant got no answer either (it is retried by owner token): " + e.getMessage();
@@ -201,7 +286,7 @@ public final class RedisWaitDriver implements LockDriver {
     public ExtendOutcome extend(Grant grant, Duration leaseTime) {
         String operation = RedisLockDriver.operation("extend", grant.request());
         checkLeaseTime(leaseTime, operation);
-        Primary.Target target = primary.current();
+        Target target = primaries.current();
         PendingReply.Replies replies = roundTrip(target, operation,
                 List.of(HoldCalls.extend(grant, RedisLockDriver.millis(leaseTime)), waitCall));
         ExtendOutcome answered = HoldCalls.extendOutcome(grant.request().hold(), value(target, replies, 0));
@@ -219,7 +304,7 @@ public final class RedisWaitDriver implements LockDriver {
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         List<ExtendOutcome> outcomes = new ArrayList<>(renewals.size());
-        Primary.Target target = primary.current();
+        Target target = primaries.current();
         for (int from = 0; from < renewals.size(); from += PIPELINE_CHUNK) {
             List<Renewal> chunk = renewals.subList(from, Math.min(renewals.size(), from + PIPELINE_CHUNK));
             List<PendingReply.Call> calls = new ArrayList<>(chunk.size() + 1);
@@ -244,7 +329,7 @@ public final class RedisWaitDriver implements LockDriver {
     /** Compare-and-delete on the primary, without {@code WAIT} (a late release never lets two hold the lock). */
     @Override
     public boolean release(Grant grant) {
-        Primary.Target target = primary.current();
+        Target target = primaries.current();
         try {
             return target.locks().release(grant);
         } catch (RuntimeException e) {
@@ -254,25 +339,25 @@ public final class RedisWaitDriver implements LockDriver {
 
     @Override
     public List<Grant> releaseAll(List<Grant> grants) {
-        Primary.Target target = primary.current();
+        Target target = primaries.current();
         List<Grant> unconfirmed;
         try {
             unconfirmed = target.locks().releaseAll(grants);
         } catch (IllegalStateException e) {
-            if (primary.retired(target)) {
+            if (primaries.retired(target)) {
                 return List.copyOf(grants); // moved meanwhile: the engine sends them again, to the new primary
             }
             throw e;
         }
         if (!unconfirmed.isEmpty()) {
-            primary.suspect(target);
+            primaries.suspect(target);
         }
         return unconfirmed;
     }
 
     @Override
     public void abandon(LockRequest request, boolean outcomeUnknown) {
-        Primary.Target target = primary.current();
+        Target target = primaries.current();
         try {
             target.locks().abandon(request, outcomeUnknown);
         } catch (RuntimeException e) {
@@ -282,22 +367,22 @@ public final class RedisWaitDriver implements LockDriver {
 
     @Override
     public Watch watch(String name, Runnable onChange) {
-        return primary.watch(LockScripts.releaseChannel(name), onChange);
+        return primaries.watch(LockScripts.releaseChannel(name), onChange);
     }
 
-    /** The channel that announces what the request waits for ({@link HoldCalls#channel}), on the primary. */
+    /** The channel that announces what the request waits for ({@link HoldCalls#channel}), on the primaries. */
     @Override
     public Watch watch(LockRequest request, Runnable onChange) {
-        return primary.watch(HoldCalls.channel(request), onChange);
+        return primaries.watch(HoldCalls.channel(request), onChange);
     }
 
     /** One round trip on the primary: a {@code MULTI} of reads, no {@code WAIT} (nothing is written). */
     @Override
     public Optional<LockInfo> inspect(String name) {
-        Primary.Target target = primary.current();
+        Target target = primaries.current();
         LockSnapshot snapshot;
         try {
-            snapshot = target.node().inspect(name);
+            snapshot = target.keyspace().inspect(name);
         } catch (RuntimeException e) {
             throw unanswered(target, e, "inspect '" + name + "'");
         }
@@ -311,10 +396,10 @@ public final class RedisWaitDriver implements LockDriver {
     /** {@code SCAN} of the primary's whole keyspace in batches, then the first {@code limit} locks read pipelined. */
     @Override
     public List<LockInfo> holders(String prefix, int limit) {
-        Primary.Target target = primary.current();
+        Target target = primaries.current();
         List<LockSnapshot> snapshots;
         try {
-            snapshots = target.node().inspectAll(target.node().scanLockNames(prefix, limit));
+            snapshots = target.keyspace().inspectAll(target.keyspace().scanLockNames(prefix, limit));
         } catch (RuntimeException e) {
             throw unanswered(target, e, "list the locks under '" + prefix + "'");
         }
@@ -336,7 +421,7 @@ public final class RedisWaitDriver implements LockDriver {
      */
     @Override
     public Optional<Revoked> revoke(String name, String reason) {
-        Primary.Target target = primary.current();
+        Target target = primaries.current();
         PendingReply.Replies replies = roundTrip(target, "revoke '" + name + "'",
                 List.of(RedisNode.revokeCall(name, reason, true), waitCall));
         RedisNode.Revocation revocation = RedisNode.revocation(name, value(target, replies, 0));
@@ -360,9 +445,9 @@ public final class RedisWaitDriver implements LockDriver {
      */
     @Override
     public List<LockInfo> holds(String name, Feature primitive) {
-        Primary.Target target = primary.current();
+        Target target = primaries.current();
         try {
-            return target.node().holds(name, primitive).infos(false);
+            return target.keyspace().holds(name, primitive).infos(false);
         } catch (RuntimeException e) {
             throw unanswered(target, e, "list the holds of " + HoldSnapshot.what(name, primitive));
         }
@@ -382,7 +467,7 @@ public final class RedisWaitDriver implements LockDriver {
             return Optional.empty();
         }
         String what = "the hold " + holdId + " of " + HoldSnapshot.what(name, primitive);
-        Primary.Target target = primary.current();
+        Target target = primaries.current();
         PendingReply.Replies replies = roundTrip(target, "revoke " + what,
                 List.of(HoldCalls.revoke(name, primitive, id.getAsLong(), reason), waitCall));
         Optional<Revoked> revoked = HoldSnapshot.revoked(name, primitive, value(target, replies, 0), false);
@@ -397,13 +482,13 @@ public final class RedisWaitDriver implements LockDriver {
 
     @Override
     public void close() {
-        primary.close();
+        primaries.close();
         revocations.close();
     }
 
     @Override
     public String toString() {
-        return "RedisWaitDriver[" + primary + ", replicas=" + replicas + ", waitTimeout=" + waitTimeout.toMillis() + " ms]";
+        return "WaitConfirmedDriver[" + primaries + ", replicas=" + replicas + ", waitTimeout=" + waitTimeout.toMillis() + " ms]";
     }
 
     // ---- helpers -------------------------------------------------------------------------------
@@ -426,21 +511,21 @@ public final class RedisWaitDriver implements LockDriver {
      *
      * @throws BackendUnavailableException if the primary did not answer in time (it is then suspected)
      */
-    private PendingReply.Replies roundTrip(Primary.Target target, String operation, List<? extends PendingReply.Call> calls) {
+    private PendingReply.Replies roundTrip(Target target, String operation, List<? extends PendingReply.Call> calls) {
         long deadline = System.nanoTime() + replyBoundNanos;
         try {
-            return target.node().send(operation, false, calls).await(deadline);
+            return target.keyspace().sendTogether(operation, calls, deadline);
         } catch (RuntimeException e) {
             throw unanswered(target, e, operation);
         }
     }
 
     /** Reply {@code i}, suspecting the primary if it answered that it is not serving ({@code READONLY}, {@code LOADING}). */
-    private Object value(Primary.Target target, PendingReply.Replies replies, int i) {
+    private Object value(Target target, PendingReply.Replies replies, int i) {
         try {
             return replies.value(i);
         } catch (BackendUnavailableException e) {
-            primary.suspect(target);
+            primaries.suspect(target);
             throw e;
         }
     }
@@ -455,19 +540,19 @@ public final class RedisWaitDriver implements LockDriver {
      * suspected (through Sentinel, it is looked up again); a call that found the node closed because
      * the client moved to a new primary meanwhile is no answer too, not a closed client.
      */
-    private RuntimeException unanswered(Primary.Target target, RuntimeException e, String operation) {
+    private RuntimeException unanswered(Target target, RuntimeException e, String operation) {
         if (e instanceof BackendUnavailableException) {
-            primary.suspect(target);
+            primaries.suspect(target);
             return e;
         }
-        if (e instanceof IllegalStateException && primary.retired(target)) {
+        if (e instanceof IllegalStateException && primaries.retired(target)) {
             return new BackendUnavailableException(target.toString(), "the primary moved away from " + target + " during "
                     + operation + "; the next call goes to the new one", e);
         }
         return e;
     }
 
-    private BackendUnavailableException unconfirmedExtension(Primary.Target target, String what, long acknowledged) {
+    private BackendUnavailableException unconfirmedExtension(Target target, String what, long acknowledged) {
         return new BackendUnavailableException(target.toString(), what + " on " + target + " is not confirmed: "
                 + acknowledged + " of " + replicas + " replicas acknowledged within waitTimeout (" + waitTimeout.toMillis()
                 + " ms); the lease keeps the validity its last confirmed extension gave", null);
