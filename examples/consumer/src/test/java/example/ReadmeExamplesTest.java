@@ -50,15 +50,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * The README's examples, as a user's classpath project runs them, against a real server of every
  * backend (started once for all tests): one redis-server, three more for Redlock, a primary with a
- * replica for Redis + WAIT, one with the CAS/CAD module for Tair, a stand-alone ZooKeeper and a
- * single etcd member.
+ * replica for Redis + WAIT, one with the CAS/CAD module for Tair, a stand-alone ZooKeeper, a
+ * single etcd member and a Redis Cluster of three primaries.
  */
 class ReadmeExamplesTest {
 
     private static EveryBackend servers;
 
     /** The backends the README says have semaphores and read-write locks (Redlock and Tair refuse them). */
-    private static final java.util.Set<String> BOTH_PRIMITIVES = java.util.Set.of("redis", "redis-wait", "zookeeper", "etcd");
+    private static final java.util.Set<String> BOTH_PRIMITIVES = java.util.Set.of("redis", "redis-wait", "redis-cluster", "zookeeper", "etcd");
 
     @BeforeAll
     static void startServers() {

@@ -50,11 +50,11 @@ class ModulePathTest {
     void theApplicationTheApiAndEveryBackendAreNamedModules() {
         assertEquals("example.modular", NightlyReconciliation.class.getModule().getName());
         assertEquals("io.distlock", Locks.class.getModule().getName());
-        for (String backend : List.of("io.distlock.redis", "io.distlock.redlock", "io.distlock.rediswait", "io.distlock.tair",
+        for (String backend : List.of("io.distlock.redis", "io.distlock.redlock", "io.distlock.rediswait", "io.distlock.rediscluster", "io.distlock.tair",
                 "io.distlock.zookeeper", "io.distlock.etcd")) {
             assertTrue(ModuleLayer.boot().findModule(backend).isPresent(), backend + " is not on the module path");
         }
-        assertEquals(List.of("etcd", "redis", "redis-wait", "rediss", "redlock", "tair", "zookeeper"),
+        assertEquals(List.of("etcd", "redis", "redis-cluster", "redis-wait", "rediss", "redlock", "tair", "zookeeper"),
                 Locks.backends().stream().map(b -> b.scheme()).collect(Collectors.toList()));
     }
 

@@ -53,7 +53,7 @@ public final class RedisScript {
             this.name = name;
             this.source = PLAIN_NOTIFY + source;
             this.sha1 = sha1(this.source);
-            this.sharded = new RedisScript(name + " (sharded)", SHARDED_NOTIFY + source, true);
+            this.sharded = new RedisScript(this, SHARDED_NOTIFY + source);
         } else {
             this.name = name;
             this.source = source;
@@ -62,8 +62,9 @@ public final class RedisScript {
         }
     }
 
-    private RedisScript(String name, String source, boolean twin) {
-        this.name = name;
+    /** The sharded twin of {@code plain} (named after it), which is its own sharded form. */
+    private RedisScript(RedisScript plain, String source) {
+        this.name = plain.name + " (sharded)";
         this.source = source;
         this.sha1 = sha1(source);
         this.sharded = this;
