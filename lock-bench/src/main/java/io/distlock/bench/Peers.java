@@ -4,6 +4,7 @@ import io.distlock.BackendDescriptor;
 import io.distlock.Feature;
 import io.distlock.Locks;
 import io.distlock.bench.DistlockHoldUncontended.Hold;
+import io.distlock.redis.support.LockScripts;
 import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.RedisServer;
 
@@ -31,6 +32,7 @@ final class Peers implements AutoCloseable {
     static final String TAIR = "distlock Tair (CAS/CAD, no Lua) tryAcquire+release";
     static final String CLUSTER = "distlock Redis Cluster (3+3 nodes) tryAcquire+release";
     static final String CLUSTER_FLOOR = "floor: raw SET NX PX + EVALSHA compare-and-delete on the slot's primary (Redis Cluster)";
+    static final String CLUSTER_SCRIPTS = "diagnostic: distlock's sharded scripts on one raw Jedis connection to the slot's primary (Redis Cluster)";
     static final String CLUSTER_REDISSON = "Redisson 4 RLock lock+unlock, cluster mode (3+3 nodes)";
     static final String CLUSTER_CONTENDED = "contended, 4 clients: distlock Redis Cluster (sharded notification)";
     static final String TAIR_SINGLE = "distlock single Redis tryAcquire+release on the Tair (CAS/CAD) server";
@@ -119,8 +121,9 @@ final class Peers implements AutoCloseable {
      * distlock's Redis Cluster backend on a cluster of its own (3 primaries with a replica each,
      * {@code redis-server} processes), beside the raw pair sent straight to the primary of its key's
      * slot and Redisson's {@code RLock} in cluster mode on the same cluster (the issue's targets:
-     * p50 at most 1.05× that floor and 0.8× Redisson), and a contended row whose waiters are woken
-     * by sharded pub/sub.
+     * p50 at most 1.05× that floor and 0.8× Redisson), distlock's own scripts sent the same way (what
+     * the scripts cost on a replicated primary, without the client), and a contended row whose
+     * waiters are woken by sharded pub/sub.
      *
      * @return false if {@code redis-cluster://} is not installed
      */
@@ -135,6 +138,8 @@ final class Peers implements AutoCloseable {
         }
         RedisServer floorPrimary = cluster.node(cluster.primaryOf(cluster.slot("floor:pair")));
         into.add(new Floor.Pair(CLUSTER_FLOOR, floorPrimary.host(), floorPrimary.port()));
+        RedisServer scriptsPrimary = cluster.node(cluster.primaryOf(cluster.slot(LockScripts.lockKey(ScriptsOnly.NAME))));
+        into.add(new ScriptsOnly(CLUSTER_SCRIPTS, scriptsPrimary.host(), scriptsPrimary.port(), true));
         String uri = "redis-cluster://" + String.join(",", cluster.seedEndpoints());
         into.add(new DistlockUncontended(CLUSTER, uri, "cluster-uncontended", false));
         into.add(RedissonUncontended.rLockOnCluster(CLUSTER_REDISSON, cluster.nodeEndpoints(), "redisson-cluster-uncontended"));

@@ -3,6 +3,7 @@ package io.distlock.bench;
 import io.distlock.redis.support.LockScripts;
 import io.distlock.redis.support.PendingReply;
 import io.distlock.redis.support.RedisNode;
+import io.distlock.redis.support.RedisScript;
 
 import java.util.List;
 
@@ -16,27 +17,46 @@ import redis.clients.jedis.Jedis;
  */
 final class ScriptsOnly extends LoopScenario {
 
+    /** The lock name of the single-Redis row; the cluster row sends to the primary of its slot. */
+    static final String NAME = "scripts-only";
+
     private final Jedis jedis;
+    private final boolean sharded;
     private long token;
 
     ScriptsOnly(String host, int port) {
-        super("diagnostic: distlock's scripts on one raw Jedis connection (no engine, no pool)");
+        this("diagnostic: distlock's scripts on one raw Jedis connection (no engine, no pool)", host, port, false);
+    }
+
+    /**
+     * @param label   the row's name
+     * @param host    the server (on a cluster, the primary of {@link #NAME}'s slot)
+     * @param port    its port
+     * @param sharded true to send the scripts' sharded twins, as {@code redis-cluster://} does
+     */
+    ScriptsOnly(String label, String host, int port, boolean sharded) {
+        super(label);
         this.jedis = Floor.connect(host, port);
-        LockScripts.ACQUIRE.load(jedis);
-        LockScripts.RELEASE.load(jedis);
+        this.sharded = sharded;
+        script(LockScripts.ACQUIRE).load(jedis);
+        script(LockScripts.RELEASE).load(jedis);
+    }
+
+    private RedisScript script(RedisScript script) {
+        return sharded ? script.sharded() : script;
     }
 
     @Override
     void op() {
         String ownerToken = Long.toString(++token);
         // The very calls the backend sends (its keys and arguments, the owner record included).
-        PendingReply.ScriptCall acquire = RedisNode.acquireCall("scripts-only", ownerToken, 10_000, "bench scripts-only");
-        List<?> acquired = (List<?>) jedis.evalsha(acquire.script().sha1(), acquire.keys(), acquire.args());
+        PendingReply.ScriptCall acquire = RedisNode.acquireCall(NAME, ownerToken, 10_000, "bench scripts-only");
+        List<?> acquired = (List<?>) jedis.evalsha(script(acquire.script()).sha1(), acquire.keys(), acquire.args());
         if (!Long.valueOf(1).equals(acquired.get(0))) {
             throw new IllegalStateException("scripts-only was held by someone else");
         }
-        PendingReply.ScriptCall release = RedisNode.releaseCall("scripts-only", ownerToken);
-        Object released = jedis.evalsha(release.script().sha1(), release.keys(), release.args());
+        PendingReply.ScriptCall release = RedisNode.releaseCall(NAME, ownerToken);
+        Object released = jedis.evalsha(script(release.script()).sha1(), release.keys(), release.args());
         if (!Long.valueOf(1).equals(released)) {
             throw new IllegalStateException("release of scripts-only answered " + released);
         }
