@@ -6,12 +6,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.distlock.BackendUnavailableException;
 import io.distlock.Lease;
 import io.distlock.LockClient;
+import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.redis.support.LockScripts;
+import io.distlock.spi.DriverContext;
+import io.distlock.spi.ExtendOutcome;
+import io.distlock.spi.Grant;
+import io.distlock.spi.LockDriver;
+import io.distlock.spi.LockRequest;
+import io.distlock.spi.Renewal;
 import io.distlock.tck.fixtures.RedisCluster;
 
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -101,11 +113,88 @@ class RedisClusterWaitTest {
         }
     }
 
+    /**
+     * The engine's batched renewal on a cluster: each primary's renewals go together, with one
+     * {@code WAIT} behind them; a primary whose replicas are frozen leaves its renewals unknown (never
+     * lost: the keys are still theirs), and the other primaries' renewals are confirmed all the same.
+     */
+    @Test
+    void renewalsGoAsOnePipelineAndOneWaitPerPrimaryAndAFrozenShardLeavesOnlyItsOwnUnknown() {
+        List<Integer> primaries = cluster.primaries();
+        List<String> names = new ArrayList<>();
+        for (int primary : primaries) {
+            for (int i = 0; names.size() < 2 * (primaries.indexOf(primary) + 1); i++) {
+                String name = "wait-renew-" + i;
+                if (!names.contains(name) && cluster.primaryOf(cluster.slot(LockScripts.lockKey(name))) == primary) {
+                    names.add(name);
+                }
+            }
+        }
+        try (LockDriver driver = new RedisClusterBackend().open(URI.create(SharedCluster.uri("?replicas=1&waitTimeout=200")),
+                LockOptions.defaults(), new QuietContext())) {
+            List<Renewal> renewals = new ArrayList<>();
+            for (String name : names) {
+                Grant grant = driver.tryAcquire(new LockRequest(name, "owner-" + name, LEASE)).grant();
+                renewals.add(new Renewal(grant, LEASE.multipliedBy(2)));
+            }
+            // The first round loads the extend script on each primary (a NOSCRIPT reply resends the pipeline).
+            assertThat(driver.extendAll(renewals)).allMatch(ExtendOutcome::isExtended);
+            Map<Integer, Long> waitsBefore = waitCalls(primaries);
+            assertThat(driver.extendAll(renewals)).allMatch(ExtendOutcome::isExtended);
+            Map<Integer, Long> waitsAfter = waitCalls(primaries);
+            for (int primary : primaries) {
+                assertThat(waitsAfter.get(primary) - waitsBefore.get(primary)).as("WAITs on primary %s", primary).isEqualTo(1L);
+            }
+
+            int frozen = primaries.get(0);
+            List<Integer> replicas = cluster.replicasOf(frozen);
+            replicas.forEach(cluster::pause);
+            List<ExtendOutcome> outcomes;
+            try {
+                outcomes = driver.extendAll(renewals);
+            } finally {
+                replicas.forEach(cluster::resume);
+            }
+            for (int i = 0; i < names.size(); i++) {
+                boolean onFrozen = cluster.primaryOf(cluster.slot(LockScripts.lockKey(names.get(i)))) == frozen;
+                assertThat(outcomes.get(i).isExtended()).as("%s extended", names.get(i)).isEqualTo(!onFrozen);
+                assertThat(outcomes.get(i).isLost()).as("%s lost", names.get(i)).isFalse();
+            }
+            assertThat(driver.releaseAll(renewals.stream().map(Renewal::grant).toList())).isEmpty();
+        }
+    }
+
+    private static Map<Integer, Long> waitCalls(List<Integer> primaries) {
+        Map<Integer, Long> calls = new HashMap<>();
+        for (int primary : primaries) {
+            Object stats = cluster.call(primary, "INFO", "commandstats");
+            String text = stats instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : String.valueOf(stats);
+            calls.put(primary, text.lines().filter(line -> line.startsWith("cmdstat_wait:")).findFirst()
+                    .map(line -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))).orElse(0L));
+        }
+        return calls;
+    }
+
+    /** A driver's context that records nothing: the test reads the outcomes themselves. */
+    private static final class QuietContext implements DriverContext {
+        @Override
+        public void leaseLost(Grant grant, Lease.LossReason reason) {
+        }
+
+        @Override
+        public void connectionSuspended() {
+        }
+
+        @Override
+        public void connectionRestored() {
+        }
+    }
+
     /** The keys of the lock's hash tag on {@code node}: {@code SCAN} runs on a replica itself, without redirects. */
     private static List<String> keysOn(int node, String name) {
         Object reply = cluster.call(node, "SCAN", "0", "MATCH", "distlock:{" + name + "}*", "COUNT", "100000");
         return ((List<?>) ((List<?>) reply).get(1)).stream()
-                .map(key -> key instanceof byte[] bytes ? new String(bytes, java.nio.charset.StandardCharsets.UTF_8) : key.toString())
+                .map(key -> key instanceof byte[] bytes ? new String(bytes, StandardCharsets.UTF_8) : key.toString())
                 .toList();
     }
 }

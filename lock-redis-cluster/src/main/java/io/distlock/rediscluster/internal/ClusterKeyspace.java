@@ -217,6 +217,30 @@ public final class ClusterKeyspace implements RedisKeyspace {
         return send(operation, slotOf(calls.get(0)), sent, deadlineNanos).replies();
     }
 
+    /**
+     * By the primary of each call's slot in the map as last read; a call whose slot no one serves
+     * is a group of its own (its {@link #sendTogether} waits for the slot within its deadline). A
+     * slot that moves before a group is sent makes that group follow the redirect and meet the
+     * others' refusals: it fails within its deadline, and the map read meanwhile groups the next
+     * attempt right.
+     */
+    @Override
+    public List<List<Integer>> byServer(List<? extends Call> calls) {
+        SlotMap seen = currentMap();
+        Map<String, List<Integer>> byOwner = new LinkedHashMap<>();
+        List<List<Integer>> groups = new ArrayList<>();
+        for (int i = 0; i < calls.size(); i++) {
+            String owner = seen.owners()[slotOf(calls.get(i))];
+            if (owner == null) {
+                groups.add(List.of(i));
+            } else {
+                byOwner.computeIfAbsent(owner, o -> new ArrayList<>()).add(i);
+            }
+        }
+        groups.addAll(byOwner.values());
+        return groups;
+    }
+
     @Override
     public List<LockSnapshot> inspectAll(List<String> names) {
         List<Routed> routed = new ArrayList<>(names.size());
@@ -454,6 +478,13 @@ public final class ClusterKeyspace implements RedisKeyspace {
             }
             // Not served now: a failover or a migration under way, an uncovered slot, or a node down.
             if (!pause(deadline, ++failures)) {
+                if (failure instanceof RedisRedirect redirect) {
+                    // Still redirected at the deadline: the slot kept moving (or calls of one group were
+                    // split by a move). No answer, not a refusal.
+                    throw new BackendUnavailableException(node.endpoint().endpoint(), "the Redis Cluster kept redirecting "
+                            + operation + " (slot " + redirect.slot() + ", last to " + redirect.target() + ") until the"
+                            + " operation timeout", redirect);
+                }
                 throw failure;
             }
             refresh(map);

@@ -4,6 +4,7 @@ import io.distlock.Feature;
 import io.distlock.spi.Watch;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
@@ -68,6 +69,22 @@ public interface RedisKeyspace extends AutoCloseable {
      * @return the replies, in order (an error reply is thrown by {@link PendingReply.Replies#value})
      */
     PendingReply.Replies sendTogether(String operation, List<? extends PendingReply.Call> calls, long deadlineNanos);
+
+    /**
+     * Groups calls by the server that holds their keys now, so that each group can go together
+     * ({@link #sendTogether}) — a {@code WAIT} behind each group then counts that server's
+     * acknowledgements of them. A single server has one group.
+     *
+     * @param calls calls, each touching the keys of one hash tag
+     * @return the indexes of {@code calls}, grouped, each group in order
+     */
+    default List<List<Integer>> byServer(List<? extends PendingReply.Call> calls) {
+        List<Integer> all = new ArrayList<>(calls.size());
+        for (int i = 0; i < calls.size(); i++) {
+            all.add(i);
+        }
+        return calls.isEmpty() ? List.of() : List.of(all);
+    }
 
     /**
      * Calls {@code onMessage} on every message published on {@code channel} (a channel with a

@@ -298,32 +298,56 @@ public final class WaitConfirmedDriver implements LockDriver {
     }
 
     /**
-     * Every renewal pipelined on one connection and one {@code WAIT} after them (per
-     * {@value #PIPELINE_CHUNK}): one acknowledgement count confirms them all, or none.
+     * The renewals of each server ({@link RedisKeyspace#byServer}: one primary, or each slot primary
+     * of a cluster) pipelined on one connection and one {@code WAIT} after them (per
+     * {@value #PIPELINE_CHUNK}): one acknowledgement count confirms them all, or none; a server that
+     * does not answer leaves its renewals unknown, not the others'.
      */
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
-        List<ExtendOutcome> outcomes = new ArrayList<>(renewals.size());
+        ExtendOutcome[] outcomes = new ExtendOutcome[renewals.size()];
         Target target = primaries.current();
-        for (int from = 0; from < renewals.size(); from += PIPELINE_CHUNK) {
-            List<Renewal> chunk = renewals.subList(from, Math.min(renewals.size(), from + PIPELINE_CHUNK));
-            List<PendingReply.Call> calls = new ArrayList<>(chunk.size() + 1);
-            for (Renewal renewal : chunk) {
-                calls.add(HoldCalls.extend(renewal.grant(), RedisLockDriver.millis(renewal.leaseTime())));
-            }
-            calls.add(waitCall);
-            PendingReply.Replies replies = roundTrip(target, "renew " + chunk.size() + " leases", calls);
-            long acknowledged = acknowledgements(replies, chunk.size());
-            BackendUnavailableException unconfirmed = acknowledged >= replicas ? null
-                    : unconfirmedExtension(target, "the renewal of " + chunk.size() + " lease(s)", acknowledged);
-            for (int i = 0; i < chunk.size(); i++) {
-                ExtendOutcome answered = HoldCalls.extendOutcome(chunk.get(i).grant().request().hold(), value(target, replies, i));
-                ExtendOutcome outcome = !answered.isExtended() || unconfirmed == null ? answered : ExtendOutcome.unknown(unconfirmed);
-                target.locks().extended(chunk.get(i).grant(), chunk.get(i).leaseTime(), outcome);
-                outcomes.add(outcome);
+        List<PendingReply.Call> extensions = new ArrayList<>(renewals.size());
+        for (Renewal renewal : renewals) {
+            extensions.add(HoldCalls.extend(renewal.grant(), RedisLockDriver.millis(renewal.leaseTime())));
+        }
+        // WAIT counts its own connection's writes on one server: each server's renewals go together.
+        for (List<Integer> group : target.keyspace().byServer(extensions)) {
+            for (int from = 0; from < group.size(); from += PIPELINE_CHUNK) {
+                List<Integer> chunk = group.subList(from, Math.min(group.size(), from + PIPELINE_CHUNK));
+                List<PendingReply.Call> calls = new ArrayList<>(chunk.size() + 1);
+                for (int index : chunk) {
+                    calls.add(extensions.get(index));
+                }
+                calls.add(waitCall);
+                renewChunk(target, renewals, chunk, calls, outcomes);
             }
         }
-        return outcomes;
+        return List.of(outcomes);
+    }
+
+    /** One pipeline of renewals on one server and its {@code WAIT}: confirmed all at once, or none. */
+    private void renewChunk(Target target, List<Renewal> renewals, List<Integer> chunk, List<PendingReply.Call> calls,
+                            ExtendOutcome[] outcomes) {
+        PendingReply.Replies replies;
+        try {
+            replies = roundTrip(target, "renew " + chunk.size() + " leases", calls);
+        } catch (BackendUnavailableException e) {
+            for (int index : chunk) {
+                outcomes[index] = ExtendOutcome.unknown(e); // no answer: they may or may not be extended
+            }
+            return;
+        }
+        long acknowledged = acknowledgements(replies, chunk.size());
+        BackendUnavailableException unconfirmed = acknowledged >= replicas ? null
+                : unconfirmedExtension(target, "the renewal of " + chunk.size() + " lease(s)", acknowledged);
+        for (int i = 0; i < chunk.size(); i++) {
+            Renewal renewal = renewals.get(chunk.get(i));
+            ExtendOutcome answered = HoldCalls.extendOutcome(renewal.grant().request().hold(), value(target, replies, i));
+            ExtendOutcome outcome = !answered.isExtended() || unconfirmed == null ? answered : ExtendOutcome.unknown(unconfirmed);
+            target.locks().extended(renewal.grant(), renewal.leaseTime(), outcome);
+            outcomes[chunk.get(i)] = outcome;
+        }
     }
 
     /** Compare-and-delete on the primary, without {@code WAIT} (a late release never lets two hold the lock). */
