@@ -1,11 +1,9 @@
 package io.distlock.bench;
 
-import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.redis.RedisLockBackend;
 import io.distlock.spi.Attempt;
-import io.distlock.spi.DriverContext;
-import io.distlock.spi.Grant;
+import io.distlock.tck.fixtures.NoEngine;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 
@@ -21,25 +19,6 @@ final class DriverOnly extends LoopScenario {
 
     private static final Duration LEASE = Duration.ofSeconds(10);
 
-    /**
-     * What a driver called without the engine reports to: nothing is held past one operation (no
-     * loss to tell), an operation that fails says so (no suspension to tell), nothing is retried
-     * (no restore to tell). The etcd driver-only row uses it too.
-     */
-    static final DriverContext NO_ENGINE = new DriverContext() {
-        @Override
-        public void leaseLost(Grant grant, Lease.LossReason reason) {
-        }
-
-        @Override
-        public void connectionSuspended() {
-        }
-
-        @Override
-        public void connectionRestored() {
-        }
-    };
-
     private final LockDriver driver;
     private final String lockName;
     private long token;
@@ -47,7 +26,7 @@ final class DriverOnly extends LoopScenario {
     DriverOnly(String uri, String lockName) {
         super("diagnostic: RedisLockDriver called directly (pool + scripts, no engine)");
         // No engine on this path: what the driver would report to it (no watches, no renewals here) goes nowhere.
-        this.driver = new RedisLockBackend().connect(URI.create(uri), LockOptions.defaults(), NO_ENGINE);
+        this.driver = new RedisLockBackend().connect(URI.create(uri), LockOptions.defaults(), NoEngine.INSTANCE);
         this.lockName = lockName;
     }
 

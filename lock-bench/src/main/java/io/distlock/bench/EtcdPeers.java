@@ -347,7 +347,7 @@ final class EtcdPeers implements AutoCloseable {
         DriverOnly(String uri) {
             super(DRIVER, "tryAcquire", "release");
             this.driver = etcdBackend().connect(URI.create(uri), LockOptions.defaults(),
-                    io.distlock.bench.DriverOnly.NO_ENGINE); // the Redis driver-only row's: no engine here either
+                    io.distlock.tck.fixtures.NoEngine.INSTANCE); // as the Redis driver-only row: no engine here either
         }
 
         @Override

@@ -9,12 +9,12 @@ import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.redis.support.LockScripts;
-import io.distlock.spi.DriverContext;
 import io.distlock.spi.ExtendOutcome;
 import io.distlock.spi.Grant;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 import io.distlock.spi.Renewal;
+import io.distlock.tck.fixtures.NoEngine;
 import io.distlock.tck.fixtures.RedisCluster;
 
 import java.net.URI;
@@ -131,7 +131,7 @@ class RedisClusterWaitTest {
             }
         }
         try (LockDriver driver = new RedisClusterBackend().open(URI.create(SharedCluster.uri("?replicas=1&waitTimeout=200")),
-                LockOptions.defaults(), new QuietContext())) {
+                LockOptions.defaults(), NoEngine.INSTANCE)) {
             List<Renewal> renewals = new ArrayList<>();
             for (String name : names) {
                 Grant grant = driver.tryAcquire(new LockRequest(name, "owner-" + name, LEASE)).grant();
@@ -173,21 +173,6 @@ class RedisClusterWaitTest {
                     .map(line -> Long.parseLong(line.replaceAll("^[^:]*:calls=(\\d+),.*", "$1"))).orElse(0L));
         }
         return calls;
-    }
-
-    /** A driver's context that records nothing: the test reads the outcomes themselves. */
-    private static final class QuietContext implements DriverContext {
-        @Override
-        public void leaseLost(Grant grant, Lease.LossReason reason) {
-        }
-
-        @Override
-        public void connectionSuspended() {
-        }
-
-        @Override
-        public void connectionRestored() {
-        }
     }
 
     /** The keys of the lock's hash tag on {@code node}: {@code SCAN} runs on a replica itself, without redirects. */

@@ -13,10 +13,9 @@ import io.distlock.redis.support.ReadWriteScripts;
 import io.distlock.redis.support.RedisEndpoint;
 import io.distlock.redis.support.RedisLockDriver;
 import io.distlock.redis.support.RedisNode;
-import io.distlock.spi.DriverContext;
-import io.distlock.spi.Grant;
 import io.distlock.spi.Hold;
 import io.distlock.spi.LockRequest;
+import io.distlock.tck.fixtures.NoEngine;
 import io.distlock.tck.fixtures.RedisServer;
 
 import java.net.URI;
@@ -408,19 +407,7 @@ class RedisReadWriteLockTest {
     private static RedisLockDriver driver() {
         RedisNode node = RedisNode.connect(RedisEndpoint.parse(URI.create(redis.uri()), RedisEndpoint.OPTIONS),
                 Duration.ofSeconds(2), Duration.ofSeconds(2), 2);
-        return new RedisLockDriver(node, new DriverContext() {
-            @Override
-            public void leaseLost(Grant grant, Lease.LossReason reason) {
-            }
-
-            @Override
-            public void connectionSuspended() {
-            }
-
-            @Override
-            public void connectionRestored() {
-            }
-        });
+        return new RedisLockDriver(node, NoEngine.INSTANCE);
     }
 
     private static List<String> keys(String name) {

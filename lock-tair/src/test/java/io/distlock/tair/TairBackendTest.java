@@ -11,6 +11,7 @@ import io.distlock.redis.support.RedisEndpoint;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.LockRequest;
 import io.distlock.tair.internal.TairLockDriver;
+import io.distlock.tck.fixtures.NoEngine;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.RedisServer;
 
@@ -131,7 +132,7 @@ class TairBackendTest {
     @Test
     void aRetriedRequestWhoseEarlierWriteLandedIsGrantedAgainWithAFreshLease() throws Exception {
         RedisEndpoint endpoint = RedisEndpoint.parse(URI.create("tair://" + redis.endpoint()), RedisEndpoint.OPTIONS);
-        try (TairLockDriver driver = TairLockDriver.connect(endpoint, LockOptions.defaults(), 2, new NoEngine())) {
+        try (TairLockDriver driver = TairLockDriver.connect(endpoint, LockOptions.defaults(), 2, NoEngine.INSTANCE)) {
             LockRequest request = new LockRequest("retried", "owner-1", LEASE);
             Attempt first = driver.tryAcquire(request);
             assertThat(first.isGranted()).isTrue();
@@ -162,7 +163,7 @@ class TairBackendTest {
             RedisEndpoint endpoint = RedisEndpoint.parse(URI.create("tair://" + proxy.endpoint()), RedisEndpoint.OPTIONS);
             LockOptions shortTimeouts = LockOptions.builder().connectTimeout(Duration.ofMillis(500))
                     .operationTimeout(Duration.ofMillis(300)).build();
-            try (TairLockDriver driver = TairLockDriver.connect(endpoint, shortTimeouts, 4, new NoEngine())) {
+            try (TairLockDriver driver = TairLockDriver.connect(endpoint, shortTimeouts, 4, NoEngine.INSTANCE)) {
                 LockRequest request = new LockRequest("late", "owner-late", LEASE);
                 assertThat(proxy.connections()).hasSize(1); // the connection connect() checked the server on, kept for reuse
                 proxy.connections().get(0).blackhole();
