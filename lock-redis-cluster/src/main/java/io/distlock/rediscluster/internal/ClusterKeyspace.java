@@ -42,6 +42,7 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.IntUnaryOperator;
 
 
 /**
@@ -226,19 +227,32 @@ public final class ClusterKeyspace implements RedisKeyspace {
      */
     @Override
     public List<List<Integer>> byServer(List<? extends Call> calls) {
-        SlotMap seen = currentMap();
-        Map<String, List<Integer>> byOwner = new LinkedHashMap<>();
+        List<Integer> unserved = new ArrayList<>();
+        Map<String, List<Integer>> byOwner = byOwner(currentMap(), calls.size(), i -> slotOf(calls.get(i)), unserved);
         List<List<Integer>> groups = new ArrayList<>();
-        for (int i = 0; i < calls.size(); i++) {
-            String owner = seen.owners()[slotOf(calls.get(i))];
+        unserved.forEach(i -> groups.add(List.of(i)));
+        groups.addAll(byOwner.values());
+        return groups;
+    }
+
+    /**
+     * @param seen     the slot map to group by
+     * @param count    how many items
+     * @param slotOf   each item's slot, by index
+     * @param unserved receives, in order, the indexes of items whose slot no one serves
+     * @return the other indexes, grouped by the address of their slot's primary, each group in order
+     */
+    private static Map<String, List<Integer>> byOwner(SlotMap seen, int count, IntUnaryOperator slotOf, List<Integer> unserved) {
+        Map<String, List<Integer>> byOwner = new LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            String owner = seen.owners()[slotOf.applyAsInt(i)];
             if (owner == null) {
-                groups.add(List.of(i));
+                unserved.add(i);
             } else {
                 byOwner.computeIfAbsent(owner, o -> new ArrayList<>()).add(i);
             }
         }
-        groups.addAll(byOwner.values());
-        return groups;
+        return byOwner;
     }
 
     @Override
@@ -360,17 +374,8 @@ public final class ClusterKeyspace implements RedisKeyspace {
      */
     private List<Answer> sendAll(String operation, List<Routed> routed, long deadline) {
         Answer[] answers = new Answer[routed.size()];
-        Map<String, List<Integer>> byOwner = new LinkedHashMap<>();
-        SlotMap seen = currentMap();
         List<Integer> alone = new ArrayList<>();
-        for (int i = 0; i < routed.size(); i++) {
-            String owner = seen.owners()[routed.get(i).slot()];
-            if (owner == null) {
-                alone.add(i);
-            } else {
-                byOwner.computeIfAbsent(owner, o -> new ArrayList<>()).add(i);
-            }
-        }
+        Map<String, List<Integer>> byOwner = byOwner(currentMap(), routed.size(), i -> routed.get(i).slot(), alone);
         List<Batch> batches = new ArrayList<>();
         for (Map.Entry<String, List<Integer>> group : byOwner.entrySet()) {
             RedisNode node = node(group.getKey());
