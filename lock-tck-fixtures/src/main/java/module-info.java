@@ -17,6 +17,9 @@ module io.distlock.tck.fixtures {
     // BackendPackagingCheck's ArchUnit rules only; its signatures name no ArchUnit type, and a test
     // that extends it has ArchUnit on its own path.
     requires static com.tngtech.archunit;
+    // HazelcastMember only, the main class of HazelcastCluster's member JVMs (which have their own
+    // member jar); HazelcastCluster names no Hazelcast type. An automatic module.
+    requires static com.hazelcast.core;
 
     exports io.distlock.tck.fixtures;
 }
