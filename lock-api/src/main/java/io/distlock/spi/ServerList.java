@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -113,6 +114,55 @@ public record ServerList(String scheme, List<String> hosts, Optional<String> use
         String hosts = authority == null ? "" : authority.substring(authority.lastIndexOf('@') + 1);
         return uri.getScheme() + "://" + (authority != null && authority.contains("@") ? "***@" : "")
                 + hosts + (uri.getRawPath() == null ? "" : uri.getRawPath());
+    }
+
+    /**
+     * Parses a {@code natMap} option: the addresses servers announce (to each other, and in the
+     * topology a client learns from them), each mapped to the address this client must use instead —
+     * for servers behind NAT or port forwarding:
+     * {@code 10.0.0.5:6379=203.0.113.7:7001,10.0.0.6:6379=203.0.113.7:7002}.
+     *
+     * @param value the option's value, or null if the URI has none
+     * @param uri   how messages name the URI, for example {@code "redis-cluster URI 'redis-cluster://h:1'"};
+     *              never with a password
+     * @return announced {@code host:port} to reachable {@code host:port}, in the order given; empty for null
+     * @throws IllegalArgumentException if an entry is not {@code host:port=host:port} (the message gives
+     *                                  its number, not its text: a mistyped URI may have put a secret
+     *                                  there) or an announced address is mapped twice
+     */
+    public static Map<String, String> natMap(String value, String uri) {
+        Map<String, String> map = new LinkedHashMap<>();
+        if (value == null) {
+            return map;
+        }
+        String[] pairs = value.split(",", -1);
+        for (int i = 0; i < pairs.length; i++) {
+            String pair = pairs[i];
+            int eq = pair.indexOf('=');
+            String from = eq < 0 ? "" : pair.substring(0, eq).strip();
+            String to = eq < 0 ? "" : pair.substring(eq + 1).strip();
+            if (!isHostPort(from) || !isHostPort(to)) {
+                throw new IllegalArgumentException(uri + " has a malformed natMap entry (number " + (i + 1)
+                        + "); expected announced-host:port=reachable-host:port, entries separated by commas");
+            }
+            if (map.put(from, to) != null) {
+                throw new IllegalArgumentException(uri + " maps " + from + " twice in natMap");
+            }
+        }
+        return Collections.unmodifiableMap(map);
+    }
+
+    private static boolean isHostPort(String text) {
+        int colon = text.lastIndexOf(':');
+        if (colon <= 0 || colon == text.length() - 1) {
+            return false;
+        }
+        try {
+            int port = Integer.parseInt(text.substring(colon + 1));
+            return port >= 1 && port <= 65535;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     private static String hostAndPort(String hostPort, int defaultPort, String in) {

@@ -1,12 +1,12 @@
 package io.distlock.rediscluster.internal;
 
 import io.distlock.LockOptions;
+import io.distlock.spi.ServerList;
 import io.distlock.redis.support.RedisEndpoint;
 import io.distlock.redis.support.WaitConfirmedDriver;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -88,44 +88,8 @@ public final class ClusterSettings {
         }
         int waitTimeoutMillis = first.intOption("waitTimeout", WaitConfirmedDriver.DEFAULT_WAIT_TIMEOUT_MILLIS, 1,
                 WaitConfirmedDriver.MAX_WAIT_TIMEOUT_MILLIS);
-        return new ClusterSettings(shown, hosts, poolSize, natMap(first.option("natMap"), shown), replicas,
-                Duration.ofMillis(waitTimeoutMillis));
-    }
-
-    private static Map<String, String> natMap(String value, String shown) {
-        Map<String, String> map = new LinkedHashMap<>();
-        if (value == null) {
-            return map;
-        }
-        String[] pairs = value.split(",", -1);
-        for (int i = 0; i < pairs.length; i++) {
-            String pair = pairs[i];
-            int eq = pair.indexOf('=');
-            String from = eq < 0 ? "" : pair.substring(0, eq).strip();
-            String to = eq < 0 ? "" : pair.substring(eq + 1).strip();
-            if (!hostPort(from) || !hostPort(to)) {
-                // The entry is not shown: a mistyped URI may have put a secret there.
-                throw new IllegalArgumentException("redis-cluster URI '" + shown + "' has a malformed natMap entry (number "
-                        + (i + 1) + "); expected announced-host:port=reachable-host:port, entries separated by commas");
-            }
-            if (map.put(from, to) != null) {
-                throw new IllegalArgumentException("redis-cluster URI '" + shown + "' maps " + from + " twice in natMap");
-            }
-        }
-        return Map.copyOf(map);
-    }
-
-    private static boolean hostPort(String text) {
-        int colon = text.lastIndexOf(':');
-        if (colon <= 0 || colon == text.length() - 1) {
-            return false;
-        }
-        try {
-            int port = Integer.parseInt(text.substring(colon + 1));
-            return port >= 1 && port <= 65535;
-        } catch (NumberFormatException e) {
-            return false;
-        }
+        Map<String, String> natMap = ServerList.natMap(first.option("natMap"), "redis-cluster URI '" + shown + "'");
+        return new ClusterSettings(shown, hosts, poolSize, natMap, replicas, Duration.ofMillis(waitTimeoutMillis));
     }
 
     /** @return the seeds, in the URI's order, each with the credentials, TLS settings and options */
