@@ -99,7 +99,7 @@ final class Acquisition {
                 long start = state.nanoTime();
                 Attempt result = attemptOnce(start);
                 if (result.isGranted()) {
-                    EngineLease lease = leases.admit(result.grant(), start);
+                    EngineLease lease = leases.admit(result.grant(), start, outcomeUnknown);
                     if (lease != null) {
                         granted = true;
                         return Optional.of(lease);
@@ -148,7 +148,7 @@ final class Acquisition {
         if (waits && Thread.currentThread().isInterrupted()) {
             outcomeUnknown = true;
             if (result.isGranted()) {
-                EngineLease lease = leases.admit(result.grant(), start);
+                EngineLease lease = leases.admit(result.grant(), start, outcomeUnknown);
                 if (lease != null && lease.releaseLocally()) {
                     leases.release(lease); // before the interrupt is reported, as a release would be
                 }

@@ -55,6 +55,8 @@ final class EngineLease implements Lease {
     private volatile long validUntil;
     /** The latest moment a write of this lease (the grant, an extension) may keep the lock on the server. */
     private long writesLiveUntil;
+    /** A copy of an unanswered attempt of this lease's request may still land after the lease ends (see Leases#release). */
+    private final boolean lateCopiesPossible;
     private boolean autoRenew;
     private boolean lossWatched;
     private boolean expiryWatched;
@@ -62,7 +64,8 @@ final class EngineLease implements Lease {
     private long keeperGeneration;
 
     EngineLease(Leases leases, ClientState state, Events events, DriverCalls calls, Grant grant, long requestStart,
-                long validUntil) {
+                long validUntil, boolean lateCopiesPossible) {
+        this.lateCopiesPossible = lateCopiesPossible;
         this.leases = leases;
         this.client = state;
         this.events = events;
@@ -79,6 +82,10 @@ final class EngineLease implements Lease {
 
     Grant grant() {
         return grant;
+    }
+
+    boolean lateCopiesPossible() {
+        return lateCopiesPossible;
     }
 
     /** Records the session that granted this lease (under the sessions' lock, before anyone sees the lease). */

@@ -51,6 +51,8 @@ final class Leases {
     private static final int EARLY_REVOCATIONS = 1024;
     /** False for a session-based store: the engine then ends leases on the server at the end of their validity. */
     private volatile boolean serverExpiresLeases = true;
+    /** For a driver whose server does not expire leases: how long after the lease time it still ends a hold (-1: never). */
+    private volatile long backstopNanos = -1;
     private volatile boolean lateWritesPossible;
 
     Leases(ClientState state, Events events, DriverCalls calls) {
@@ -64,6 +66,7 @@ final class Leases {
     /** The driver is connected: how its server ends leases, and whether a late write can still land, is known. */
     void connected(LockDriver driver) {
         this.serverExpiresLeases = driver.serverExpiresLeases();
+        this.backstopNanos = serverExpiresLeases ? 0 : driver.serverExpiryBackstop().map(Duration::toNanos).orElse(-1L);
         this.lateWritesPossible = driver.lateWritesPossible();
     }
 
@@ -72,11 +75,15 @@ final class Leases {
      * acquire took is already spent, and the drift allowance is taken off. A grant that cannot be
      * used — its session ended or was never confirmed, or no validity is left — is released and null
      * returned.
+     *
+     * @param outcomeUnknown an earlier attempt of the grant's request had an unknown outcome: a copy of
+     *                       it may still land after the lease ends (see {@link #release})
      */
-    EngineLease admit(Grant grant, long requestStart) {
+    EngineLease admit(Grant grant, long requestStart, boolean outcomeUnknown) {
         Duration leaseTime = grant.request().leaseTime();
         long validUntil = Validity.deadline(state.options(), requestStart, leaseTime);
-        EngineLease lease = new EngineLease(this, state, events, calls, grant, requestStart, validUntil);
+        EngineLease lease = new EngineLease(this, state, events, calls, grant, requestStart, validUntil,
+                outcomeUnknown && lateWritesPossible && backstopNanos >= 0);
         held.put(grant.ownerToken(), lease);
         if (revokedReason(grant) != null) {
             // Checked after the lease is in the table: a report from now on finds the lease and ends it.
@@ -183,9 +190,21 @@ final class Leases {
         }
     }
 
-    /** The lease was given back by its holder: remove it from the server now, or as soon as the server is back. */
+    /**
+     * The lease was given back by its holder: remove it from the server now, or as soon as the server
+     * is back. If an attempt of its request had an unknown outcome on a backend where late writes can
+     * land, a copy of that attempt may still arrive after the release and take the lock for nobody:
+     * the removal by owner token is repeated after it, as for an abandoned request, until moot.
+     */
     void release(EngineLease lease) {
         cleanup.now(new Cleanup.Release(lease.grant(), mootAt(lease)));
+        sweepLateCopies(lease);
+    }
+
+    private void sweepLateCopies(EngineLease lease) {
+        if (lease.lateCopiesPossible()) {
+            cleanup.soon(new Cleanup.Abandon(lease.grant().request(), true, mootAt(lease), true));
+        }
     }
 
     /**
@@ -194,6 +213,7 @@ final class Leases {
      */
     void leaseEnded(EngineLease lease) {
         cleanup.soon(serverExpiresLeases ? new Cleanup.Release(lease.grant(), mootAt(lease)) : new Cleanup.LeaseEnd(lease.grant()));
+        sweepLateCopies(lease);
     }
 
     /** The lease is no longer held (released, lost): it leaves the table, its session and the keeper. */
@@ -284,12 +304,18 @@ final class Leases {
         cleanup.closeBatch(grants, state.options().operationTimeout().toNanos());
     }
 
-    /** When a removal stops mattering: on a TTL store, once the latest write's lease time (and a write in flight) has passed. */
+    /**
+     * When a removal stops mattering: once the latest write's lease time (and a write in flight) has
+     * passed, on a server that ends holds by itself (plus its backstop's margin, if it ends them only
+     * that much later); never on one that keeps a hold while its session lives.
+     */
     private long mootAt(long lastSent, Duration leaseTime) {
-        return serverExpiresLeases ? lastSent + leaseTime.toNanos() + state.options().operationTimeout().toNanos() : Cleanup.never();
+        return backstopNanos < 0 ? Cleanup.never()
+                : lastSent + leaseTime.toNanos() + backstopNanos + state.options().operationTimeout().toNanos();
     }
 
     private long mootAt(EngineLease lease) {
-        return serverExpiresLeases ? lease.writesLiveUntil() + state.options().operationTimeout().toNanos() : Cleanup.never();
+        return backstopNanos < 0 ? Cleanup.never()
+                : lease.writesLiveUntil() + backstopNanos + state.options().operationTimeout().toNanos();
     }
 }

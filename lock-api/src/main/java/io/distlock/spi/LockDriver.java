@@ -246,6 +246,22 @@ public interface LockDriver extends AutoCloseable {
     }
 
     /**
+     * For a driver whose {@link #serverExpiresLeases()} is false but whose server still ends every
+     * hold by itself, some time after its lease time: a coarse server-side lease kept as a backstop
+     * (Hazelcast's map lock asks the member for the lease time plus a second, because the member ends
+     * leases only to the second, up to a second early or late). How long after the request's lease
+     * time that is. The engine still ends each lease itself at the end of its validity; it counts a
+     * removal moot once the lease time plus this (plus the operation timeout) has passed since the
+     * last write, and repeats the removals of late writes ({@link #lateWritesPossible()}) until then.
+     * Empty by default: a session-based store never ends a hold by itself while its session lives.
+     *
+     * @return how long after the lease time the server has ended a hold at the latest, or empty
+     */
+    default Optional<Duration> serverExpiryBackstop() {
+        return Optional.empty();
+    }
+
+    /**
      * Called by the engine for a lease that ended without a release, for a driver whose
      * {@link #serverExpiresLeases()} is false: its validity passed, a renewal found it gone, or the
      * driver itself reported it lost. The driver removes the lock from the server (compare, then

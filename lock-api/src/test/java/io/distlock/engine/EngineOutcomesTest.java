@@ -171,6 +171,32 @@ class EngineOutcomesTest {
         client.close();
     }
 
+    @Test
+    void aLateCopyOfAnUnansweredAttemptIsRemovedAfterTheGrantedLeaseIsReleasedUntilItsLeaseTimeHasPassed() throws InterruptedException {
+        driver.lateWrites = true; // read when a client connects
+        EngineClient client = EngineClient.connect(driver.backend(), URI.create("scripted://late"), LockOptions.defaults(), runtime);
+        Lease plain = client.lock("plain").tryAcquire(Duration.ofSeconds(2)).orElseThrow();
+        plain.release();
+        driver.attempts = request -> {
+            driver.attempts = null; // the next attempt is answered by the server model: granted
+            return Attempt.unknown(new BackendUnavailableException("scripted://late", "no answer", null));
+        };
+        Lease lease = client.lock("late").tryAcquire(Duration.ofSeconds(2), Duration.ofSeconds(5)).orElseThrow();
+        lease.release();
+        runtime.advance(TimeUnit.MILLISECONDS.toNanos(50));
+        // A copy of the unanswered attempt lands now, after the release: the repeated removal takes it away.
+        driver.server.put("late", new ScriptedDriver.Held(lateOwner(), runtime.nanoTime() + TimeUnit.SECONDS.toNanos(2)));
+        runtime.advance(TimeUnit.MILLISECONDS.toNanos(250));
+        assertThat(driver.server).as("removed by the removal repeated after the release").doesNotContainKey("late");
+        runtime.advance(TimeUnit.SECONDS.toNanos(5)); // lease 2 s + operation timeout 2 s: moot
+        long repeats = driver.count("abandon late unknown");
+        assertThat(repeats).as("repeated every 200 ms until moot").isBetween(15L, 25L);
+        runtime.advance(TimeUnit.SECONDS.toNanos(5));
+        assertThat(driver.count("abandon late unknown")).as("and never after").isEqualTo(repeats);
+        assertThat(driver.count("abandon plain unknown")).as("a request answered at once leaves nothing to sweep").isZero();
+        client.close();
+    }
+
     /** The owner token the scripted server saw for the request of lock "late". */
     private String lateOwner() {
         return driver.lastOwner("late");
