@@ -82,14 +82,24 @@ final class Cleanup {
     static final class Abandon extends Task {
         final LockRequest request;
         final boolean outcomeUnknown;
-        /** Confirmed removals are repeated until moot: a write of the request may still land (see LockDriver#lateWritesPossible). */
+        /**
+         * Confirmed removals are repeated until {@link #repeatUntil}: a write of the request may still
+         * land (see LockDriver#lateWritesPossible).
+         */
         final boolean repeat;
+        /**
+         * Until when (monotonic clock): the request's lease time after its last write, and a write in
+         * flight. On a session store, whose holds never turn moot by themselves, repeats still end
+         * then, while an unconfirmed removal is kept until it is confirmed.
+         */
+        final long repeatUntil;
 
-        Abandon(LockRequest request, boolean outcomeUnknown, long mootAt, boolean repeat) {
+        Abandon(LockRequest request, boolean outcomeUnknown, long mootAt, boolean repeat, long repeatUntil) {
             super(request.name(), mootAt);
             this.request = request;
             this.outcomeUnknown = outcomeUnknown;
-            this.repeat = repeat && outcomeUnknown && mootAt != NO_MOOT;
+            this.repeat = repeat && outcomeUnknown && repeatUntil != NO_MOOT;
+            this.repeatUntil = repeatUntil;
         }
 
         @Override
@@ -298,9 +308,9 @@ final class Cleanup {
      * A removal the server confirmed, of a request whose write may still land late on a backend
      * that cannot refuse it: tried again a little later, until its lease time has passed there.
      */
-    private void repeatLater(Task task) {
+    private void repeatLater(Abandon task) {
         long next = state.nanoTime() + LockDriver.LATE_WRITE_REPEAT.delayNanos(1);
-        if (next - task.mootAt < 0) {
+        if (next - task.repeatUntil < 0 && next - task.mootAt < 0) {
             task.notBefore = next;
             synchronized (pending) {
                 pending.add(task);
@@ -380,8 +390,8 @@ final class Cleanup {
         try {
             task.run(driver);
             logRecovered(task);
-            if (task instanceof Abandon && ((Abandon) task).repeat) {
-                repeatLater(task);
+            if (task instanceof Abandon abandon && abandon.repeat) {
+                repeatLater(abandon);
             }
         } catch (IllegalStateException closed) {
             // the driver is closed: nothing more can be done here

@@ -83,7 +83,7 @@ final class Leases {
         Duration leaseTime = grant.request().leaseTime();
         long validUntil = Validity.deadline(state.options(), requestStart, leaseTime);
         EngineLease lease = new EngineLease(this, state, events, calls, grant, requestStart, validUntil,
-                outcomeUnknown && lateWritesPossible && backstopNanos >= 0);
+                outcomeUnknown && lateWritesPossible);
         held.put(grant.ownerToken(), lease);
         if (revokedReason(grant) != null) {
             // Checked after the lease is in the table: a report from now on finds the lease and ends it.
@@ -182,7 +182,7 @@ final class Leases {
      */
     void abandon(LockRequest request, boolean outcomeUnknown, long lastSent, boolean lastAttemptAway) {
         Cleanup.Task task = new Cleanup.Abandon(request, outcomeUnknown, mootAt(lastSent, request.leaseTime()),
-                lateWritesPossible);
+                lateWritesPossible, lateWritesEnd(lastSent, request.leaseTime()));
         if (lastAttemptAway || state.closed()) {
             cleanup.soon(task);
         } else {
@@ -203,7 +203,9 @@ final class Leases {
 
     private void sweepLateCopies(EngineLease lease) {
         if (lease.lateCopiesPossible()) {
-            cleanup.soon(new Cleanup.Abandon(lease.grant().request(), true, mootAt(lease), true));
+            cleanup.soon(new Cleanup.Abandon(lease.grant().request(), true, mootAt(lease), true,
+                    lateWritesEnd(lease.writesLiveUntil() - lease.grant().request().leaseTime().toNanos(),
+                            lease.grant().request().leaseTime())));
         }
     }
 
@@ -312,6 +314,16 @@ final class Leases {
     private long mootAt(long lastSent, Duration leaseTime) {
         return backstopNanos < 0 ? Cleanup.never()
                 : lastSent + leaseTime.toNanos() + backstopNanos + state.options().operationTimeout().toNanos();
+    }
+
+    /**
+     * Until when a late write of a request may still land and take the lock, as the removals of late
+     * writes count it: its lease time after the last write was sent (plus the backstop's margin of a
+     * server that ends holds that much later), and a write in flight — on every backend, a session
+     * store's included (a late write lands about as late there; only its hold, once landed, lasts longer).
+     */
+    private long lateWritesEnd(long lastSent, Duration leaseTime) {
+        return lastSent + leaseTime.toNanos() + Math.max(0, backstopNanos) + state.options().operationTimeout().toNanos();
     }
 
     private long mootAt(EngineLease lease) {

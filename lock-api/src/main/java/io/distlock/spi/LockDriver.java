@@ -158,9 +158,12 @@ public interface LockDriver extends AutoCloseable {
      * {@code outcomeUnknown} confirmed its removal, and take the lock (a backend whose acquire cannot
      * check a marker without costing every acquire, such as Redlock's plain {@code SET NX}). If so,
      * the engine repeats that abandon by owner token every {@link #LATE_WRITE_REPEAT} (200 ms)
-     * until the request's lease time (plus the operation timeout) has passed on the server, so that
-     * a late write holds the lock that long at most, not a whole lease. False by default: the driver
-     * makes a late write take nothing, or its backend discards it.
+     * until the request's lease time (plus the operation timeout, and any {@link #serverExpiryBackstop})
+     * has passed, so that a late write holds the lock that long at most, not a whole lease — or, on a
+     * session store, not until the session ends. It does the same after the release (or the end) of a
+     * lease whose request had an attempt with an unknown outcome: a copy of that attempt may land
+     * after the release. False by default: the driver makes a late write take nothing, or its backend
+     * discards it.
      *
      * @return true if confirmed removals after an unknown outcome must be repeated
      */
