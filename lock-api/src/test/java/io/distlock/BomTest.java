@@ -61,7 +61,7 @@ class BomTest {
     }
 
     @Test
-    void pinsJedisSlf4jApiAndNettyAsTheReactorDoesAndNoOtherThirdPartyArtifact() throws IOException {
+    void pinsJedisHazelcastSlf4jApiAndNettyAsTheReactorDoesAndNoOtherThirdPartyArtifact() throws IOException {
         Path root = Path.of("..").toAbsolutePath().normalize();
         String bom = Files.readString(root.resolve("bom/pom.xml"));
         List<String> thirdParty = new ArrayList<>();
@@ -73,8 +73,12 @@ class BomTest {
                         + ":" + element(dependency, "version"));
             }
         }
-        assertThat(thirdParty).containsExactly("redis.clients:jedis:${jedis.version}", "org.slf4j:slf4j-api:${slf4j.version}",
+        assertThat(thirdParty).containsExactly("redis.clients:jedis:${jedis.version}",
+                "com.hazelcast:hazelcast:${hazelcast.version}", "org.slf4j:slf4j-api:${slf4j.version}",
                 "io.netty:netty-bom:${netty.version}");
+        assertThat(element(bom, "hazelcast.version")).as("the BOM's Hazelcast is the client the reactor builds and tests"
+                + " with (the newest with CP Subsystem code)")
+                .isEqualTo(element(Files.readString(root.resolve("pom.xml")), "hazelcast.version"));
         assertThat(element(bom, "jedis.version")).as("the BOM's Jedis is the one the reactor builds and tests with"
                 + " (tair-jedis asks for an older one)")
                 .isEqualTo(element(Files.readString(root.resolve("pom.xml")), "jedis.version"));

@@ -39,7 +39,9 @@ public final class Discovery {
             "redis-cluster", "io.distlock:lock-redis-cluster",
             "tair", "io.distlock:lock-tair",
             "zookeeper", "io.distlock:lock-zookeeper",
-            "etcd", "io.distlock:lock-etcd");
+            "etcd", "io.distlock:lock-etcd",
+            "hazelcast", "io.distlock:lock-hazelcast",
+            "hazelcast-map", "io.distlock:lock-hazelcast");
 
     /** Schemes distlock plans to serve, whose artifacts this version does not publish (advising them would break a build). */
     static final Map<String, String> PLANNED_BACKENDS = Map.of();

@@ -83,8 +83,8 @@ class ReadmeTextTest {
                 uris.put(cells.group(1), spans);
             }
         }
-        assertEquals(List.of("lock-etcd", "lock-redis-cluster", "lock-redis-single", "lock-redis-wait", "lock-redlock", "lock-tair",
-                        "lock-zookeeper"),
+        assertEquals(List.of("lock-etcd", "lock-hazelcast", "lock-redis-cluster", "lock-redis-single", "lock-redis-wait", "lock-redlock",
+                        "lock-tair", "lock-zookeeper"),
                 List.copyOf(uris.keySet()), "one row per backend");
         uris.forEach((artifact, spans) -> {
             assertFalse(spans.isEmpty(), artifact + "'s row gives its URI");

@@ -1,0 +1,134 @@
+package io.distlock.hazelcast;
+
+import io.distlock.BackendUnavailableException;
+import io.distlock.Credentials;
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.LockOptions;
+import io.distlock.Locks;
+import io.distlock.tck.fixtures.FreePorts;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What the TCK does not say about Hazelcast: which clusters {@code hazelcast://} refuses and how, the
+ * errors of a wrong cluster name and of no member at all, and the thread-ownership cases of issue 27
+ * on both schemes (a Hazelcast lock belongs to a thread; a distlock lease does not).
+ */
+class HazelcastBackendTest {
+
+    private static final String SECRET = "s3cr3t-never-shown";
+    private static final LockOptions QUICK = LockOptions.builder().connectTimeout(Duration.ofSeconds(2))
+            .operationTimeout(Duration.ofSeconds(2)).build();
+
+    @BeforeAll
+    static void startMembers() {
+        HazelcastMembers.startAll();
+    }
+
+    @Test
+    void aCpUriAgainstCommunityFivePointFivePlusIsRefusedSayingWhyAndWhatElse() {
+        assertThatThrownBy(() -> Locks.connect(URI.create(HazelcastMembers.community().uri("hazelcast", "")), QUICK))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("has no CP Subsystem").hasMessageContaining("Community 5.5 and later")
+                .hasMessageContaining("hazelcast-map://").hasMessageContaining("zookeeper://").hasMessageContaining("etcd://");
+    }
+
+    @Test
+    void aCpUriAgainstACpSubsystemInUnsafeModeIsRefused() {
+        assertThatThrownBy(() -> Locks.connect(URI.create(HazelcastMembers.unsafe().uri("hazelcast", "")), QUICK))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("UNSAFE mode").hasMessageContaining("cp-member-count").hasMessageContaining("hazelcast-map://");
+    }
+
+    @Test
+    void aWrongClusterNameFailsWithinTheConnectTimeoutNamingTheMembersAndTheName() {
+        for (String scheme : new String[] {"hazelcast", "hazelcast-map"}) {
+            String uri = scheme + "://" + String.join(",", HazelcastMembers.community().endpoints()) + "/not-" + HazelcastMembers.community().clusterName();
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> Locks.connect(URI.create(uri), QUICK))
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining(HazelcastMembers.community().endpoints().get(0))
+                    .hasMessageContaining("is the cluster name 'not-" + HazelcastMembers.community().clusterName() + "' right?");
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(QUICK.connectTimeout().plusSeconds(3));
+        }
+    }
+
+    @Test
+    void noMemberReachableFailsWithinTheConnectTimeoutNamingTheEndpoints() {
+        String endpoints = "127.0.0.1:" + FreePorts.find() + ",127.0.0.1:" + FreePorts.find();
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> Locks.connect(URI.create("hazelcast-map://" + endpoints), QUICK))
+                .isInstanceOf(BackendUnavailableException.class)
+                .hasMessageContaining(endpoints).hasMessageContaining("no member answered");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(QUICK.connectTimeout().plusSeconds(3));
+    }
+
+    @Test
+    void credentialsAreRefusedBecauseCommunityChecksNone() {
+        assertThatThrownBy(() -> Locks.connect(URI.create("hazelcast://alice:" + SECRET + "@" + HazelcastMembers.cp().endpoints().get(0)), QUICK))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no client authentication")
+                .hasMessageNotContaining(SECRET);
+        LockOptions withCredentials = QUICK.toBuilder().credentials(Credentials.of("alice", SECRET)).build();
+        assertThatThrownBy(() -> Locks.connect(URI.create(HazelcastMembers.cp().uri("hazelcast", "")), withCredentials))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("no client authentication")
+                .hasMessageNotContaining(SECRET);
+    }
+
+    @Test
+    void cpLeasesBelongToNoThread() throws Exception {
+        ownership(HazelcastMembers.cp().uri("hazelcast", ""));
+    }
+
+    @Test
+    void mapLeasesBelongToNoThread() throws Exception {
+        ownership(HazelcastMembers.community().uri("hazelcast-map", ""));
+    }
+
+    /**
+     * A release from another thread frees the lock; a second acquire from the holding thread is
+     * refused (not re-entered); a lease whose thread is blocked ends at the end of its lease time,
+     * and another client gets the lock.
+     */
+    private static void ownership(String uri) throws Exception {
+        try (LockClient one = Locks.connect(URI.create(uri), QUICK); LockClient other = Locks.connect(URI.create(uri), QUICK)) {
+            String name = "owner-" + System.nanoTime();
+            Lease lease = one.lock(name).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            assertThat(one.lock(name).tryAcquire(Duration.ofSeconds(10))).as("a second acquire from the holding thread").isEmpty();
+            CompletableFuture.runAsync(lease::release).get(10, TimeUnit.SECONDS);
+            assertThat(other.lock(name).tryAcquire(Duration.ofSeconds(10))).as("after a release from another thread")
+                    .hasValueSatisfying(Lease::release);
+
+            CountDownLatch busy = new CountDownLatch(1);
+            CompletableFuture<Lease> held = CompletableFuture.supplyAsync(() -> {
+                Lease short_ = one.lock(name).tryAcquire(Duration.ofSeconds(1)).orElseThrow();
+                try {
+                    busy.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return short_;
+            });
+            try {
+                Optional<Lease> taken = Awaitility.await().atMost(Duration.ofSeconds(15))
+                        .until(() -> other.lock(name).tryAcquire(Duration.ofSeconds(10)), Optional::isPresent);
+                assertThat(taken.orElseThrow().isValid()).isTrue();
+                taken.orElseThrow().release();
+            } finally {
+                busy.countDown();
+            }
+            assertThat(held.get(10, TimeUnit.SECONDS).isValid()).as("the blocked thread's lease, once it ended").isFalse();
+        }
+    }
+}
