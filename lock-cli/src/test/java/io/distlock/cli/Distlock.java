@@ -153,13 +153,39 @@ public final class Distlock {
             }
         }
 
+        /** What the JVM that the launcher became is doing (jcmd Thread.print): for the failure message of a command that hangs. */
+        private static String threadDump(long pid) {
+            try {
+                Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                        Long.toString(pid), "Thread.print").redirectErrorStream(true).start();
+                CompletableFuture<String> dump = CompletableFuture.supplyAsync(() -> {
+                    try (InputStream in = jcmd.getInputStream()) {
+                        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+                    } catch (IOException e) {
+                        return "(unreadable: " + e + ")";
+                    }
+                });
+                if (!jcmd.waitFor(20, TimeUnit.SECONDS)) {
+                    jcmd.destroyForcibly();
+                }
+                return dump.get(5, TimeUnit.SECONDS);
+            } catch (IOException | java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                return "(no thread dump: " + e + ")";
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return "(no thread dump: interrupted)";
+            }
+        }
+
         /** Waits for the end; kills the process (and fails) if it takes longer than {@code timeout}. */
         public Result await(Duration timeout) {
             try {
                 if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                    String threads = threadDump(process.pid());
                     process.descendants().forEach(ProcessHandle::destroyForcibly);
                     process.destroyForcibly();
-                    throw new AssertionError("bin/distlock did not end within " + timeout + "; its output so far:\n" + outSoFar);
+                    throw new AssertionError("bin/distlock did not end within " + timeout + "; its output so far:\n" + outSoFar
+                            + "\nits threads then:\n" + threads);
                 }
                 return new Result(process.exitValue(), out.get(30, TimeUnit.SECONDS), err.get(30, TimeUnit.SECONDS));
             } catch (InterruptedException e) {
