@@ -6,6 +6,7 @@ import io.distlock.Lease;
 import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
+import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.fixtures.FreePorts;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeAll;
@@ -101,6 +102,36 @@ class HazelcastBackendTest {
      * refused (not re-entered); a lease whose thread is blocked ends at the end of its lease time,
      * and another client gets the lock.
      */
+    /**
+     * The members give up a map lock whose client has had no connection to any of them for their
+     * client cleanup timeout (2 minutes by default): a lease must not count while its client is cut
+     * off, and once it is back, a lock the members gave up meanwhile is a lost lease, not a valid one.
+     * The operator's forced unlock stands in for the cleanup here (what the client sees is the same).
+     */
+    @Test
+    void aMapLeaseCountsOnlyWhileItsClientIsConnectedAndIsCheckedOnItsReturn() throws Exception {
+        try (PartitionedClient a = HazelcastMembers.clientPartition("hazelcast-map", HazelcastMembers.community(), Duration.ZERO)
+                .open()) {
+            String prefix = "connection-bound-" + System.nanoTime();
+            Lease kept = a.client().lock(prefix + "-kept").tryAcquire(Duration.ofSeconds(60)).orElseThrow();
+            Lease givenUp = a.client().lock(prefix + "-given-up").tryAcquire(Duration.ofSeconds(60)).orElseThrow();
+
+            a.dropAll();
+            Awaitility.await("no lease counts while the client has no connection").atMost(Duration.ofSeconds(10))
+                    .until(() -> !kept.isValid() && !givenUp.isValid());
+            assertThat(kept.remaining()).isZero();
+            HazelcastMembers.forceUnlock(prefix + "-given-up");
+
+            a.healAll();
+            assertThat(givenUp.lost().toCompletableFuture().get(15, TimeUnit.SECONDS)).as("the lock the members gave up")
+                    .isEqualTo(Lease.LossReason.BACKEND_LOST);
+            Awaitility.await("the lease the members kept counts again").atMost(Duration.ofSeconds(15)).until(kept::isValid);
+            assertThat(kept.lost().toCompletableFuture()).isNotDone();
+            assertThat(kept.extend(Duration.ofSeconds(60))).as("still the holder's on the members").isTrue();
+            kept.release();
+        }
+    }
+
     private static void ownership(String uri) throws Exception {
         try (LockClient one = Locks.connect(URI.create(uri), QUICK); LockClient other = Locks.connect(URI.create(uri), QUICK)) {
             String name = "owner-" + System.nanoTime();

@@ -9,6 +9,7 @@ import com.hazelcast.client.impl.protocol.ClientMessage;
 import com.hazelcast.client.impl.spi.impl.ClientInvocation;
 import com.hazelcast.core.HazelcastInstance;
 import com.hazelcast.core.HazelcastInstanceNotActiveException;
+import com.hazelcast.core.LifecycleEvent;
 import com.hazelcast.cp.exception.CPGroupDestroyedException;
 import com.hazelcast.cp.internal.datastructures.exception.WaitKeyCancelledException;
 import com.hazelcast.cp.internal.session.SessionExpiredException;
@@ -168,6 +169,28 @@ final class HazelcastConnection implements AutoCloseable {
     /** @return the endpoint, for messages */
     HazelcastEndpoint endpoint() {
         return endpoint;
+    }
+
+    /**
+     * Tells the caller when the client loses its last connection to the cluster and when it has one
+     * again (Hazelcast's {@code CLIENT_DISCONNECTED} and {@code CLIENT_CONNECTED}, run on Hazelcast's
+     * thread: the callbacks must return at once). A client that lost its connection before this was
+     * called is reported disconnected here, at once.
+     *
+     * @param disconnected run when the last connection is gone
+     * @param connected    run when a connection is back
+     */
+    void onConnectionChange(Runnable disconnected, Runnable connected) {
+        client.getLifecycleService().addLifecycleListener(event -> {
+            if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_DISCONNECTED) {
+                disconnected.run();
+            } else if (event.getState() == LifecycleEvent.LifecycleState.CLIENT_CONNECTED) {
+                connected.run();
+            }
+        });
+        if (internals.getConnectionManager().getActiveConnections().isEmpty()) {
+            disconnected.run();
+        }
     }
 
     /** @return the Hazelcast client's name, which members show as the owner of its CP sessions */

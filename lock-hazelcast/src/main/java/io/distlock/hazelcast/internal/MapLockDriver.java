@@ -1,10 +1,12 @@
 package io.distlock.hazelcast.internal;
 
 import com.hazelcast.client.impl.protocol.ClientMessage;
+import com.hazelcast.client.impl.protocol.codec.MapIsLockedCodec;
 import com.hazelcast.client.impl.protocol.codec.MapTryLockCodec;
 import com.hazelcast.client.impl.protocol.codec.MapUnlockCodec;
 import com.hazelcast.internal.serialization.Data;
 import io.distlock.BackendUnavailableException;
+import io.distlock.Lease;
 import io.distlock.LockOptions;
 import io.distlock.spi.Attempt;
 import io.distlock.spi.DriverContext;
@@ -14,9 +16,14 @@ import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -31,10 +38,20 @@ import java.util.concurrent.atomic.AtomicLong;
  * mine": the only way to set a new lease is to lock again, which an owner does re-entrantly — and
  * which a non-owner does too when the lock is free (after a loss the holder was not told of). So an
  * acquire takes the lock twice (two pipelined tries, one round trip), and an extension sends an
- * unlock then a try: the unlock succeeds only for the owner (the member checks it; one of two holds
- * goes), and the try takes the second hold back with the new lease. A lock that was not the grant's
+ * unlock, a look at whether the lock is still held, and a try: the unlock succeeds only for the owner
+ * (the member checks it; one of two holds goes, the other keeps the lock held), and the try takes the
+ * second hold back with the new lease. A lock that was not the grant's
  * any more fails the unlock: lost, never silently taken again. A release unlocks until the member
  * says the owner holds nothing.
+ *
+ * <p><b>Bound to the connection, as a session is.</b> A member gives up the locks of a client that
+ * has had no connection to any member for its client cleanup timeout
+ * ({@code hazelcast.client.cleanup.timeout.millis}, 2 minutes by default, checked every
+ * {@code hazelcast.client.cleanup.period.millis}): a client cannot know when that happened. So when
+ * the client loses its last connection, every lease of it stops counting as valid
+ * ({@link DriverContext#connectionSuspended()}); when a connection is back, each held lock is checked
+ * on its member (the extension's owner check, with the lease unchanged): one the member gave up is
+ * reported lost, and only then do the others count again ({@link DriverContext#connectionRestored()}).
  */
 public final class MapLockDriver implements LockDriver {
 
@@ -53,6 +70,8 @@ public final class MapLockDriver implements LockDriver {
 
     /** Holds an abandon undoes at most (acquires and extensions whose answers were lost can leave extra ones). */
     private static final int MAX_UNLOCKS = 64;
+    /** How soon a check of the holds after a reconnect that got no answer is made again. */
+    private static final long RECHECK_MILLIS = 250;
 
     /** A grant's hold on the server: its owner, key and partition, and the latest expiry any extension asked for. */
     static final class Hold {
@@ -71,25 +90,122 @@ public final class MapLockDriver implements LockDriver {
     }
 
     private final HazelcastConnection connection;
+    private final DriverContext context;
     private final String map;
     private final Owners owners = new Owners();
     private final AtomicLong references = new AtomicLong(1);
+    /** The grants this client holds, by owner token: what a reconnect checks. */
+    private final Map<String, Grant> held = new ConcurrentHashMap<>();
+    /** Guards {@link #disconnections} and the suspend/restore calls, so that a restore never follows a newer cut. */
+    private final Object suspension = new Object();
+    /** How many times the client has lost its last connection. */
+    private long disconnections;
+    /** Checks the holds after a reconnect (Hazelcast's event thread must not wait for the members). */
+    private final ScheduledExecutorService checker = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "distlock-hazelcast-map-reconnect");
+        thread.setDaemon(true);
+        return thread;
+    });
 
-    private MapLockDriver(HazelcastConnection connection) {
+    private MapLockDriver(HazelcastConnection connection, DriverContext context) {
         this.connection = connection;
+        this.context = context;
         this.map = connection.endpoint().map();
     }
 
     /**
      * @param endpoint the cluster
      * @param options  the client's options
-     * @param context  the engine (the map lock reports nothing of its own)
+     * @param context  the engine: told when the client's connection is lost and back, and of a lock the
+     *                 members gave up meanwhile
      * @return the driver
      * @throws IllegalArgumentException    if credentials are given (Community has no client authentication)
      * @throws BackendUnavailableException if no member let the client in within the connect timeout
      */
     public static MapLockDriver connect(HazelcastEndpoint endpoint, LockOptions options, DriverContext context) {
-        return new MapLockDriver(HazelcastConnection.open(endpoint, options));
+        MapLockDriver driver = new MapLockDriver(HazelcastConnection.open(endpoint, options), context);
+        driver.connection.onConnectionChange(driver::disconnected, driver::reconnected);
+        return driver;
+    }
+
+    private void disconnected() {
+        synchronized (suspension) {
+            disconnections++;
+            context.connectionSuspended();
+        }
+    }
+
+    private void reconnected() {
+        long cut;
+        synchronized (suspension) {
+            cut = disconnections;
+        }
+        check(cut);
+    }
+
+    private void check(long cut) {
+        try {
+            checker.execute(() -> checkHolds(cut));
+        } catch (RejectedExecutionException e) {
+            // closed: nothing to restore
+        }
+    }
+
+    /**
+     * After the reconnect that followed cut number {@code cut}: every held lock checked on its member,
+     * those given up reported lost, then the leases count again — unless the client was cut off again
+     * meanwhile (the next reconnect checks), or a check got no answer (made again shortly).
+     */
+    private void checkHolds(long cut) {
+        for (Grant grant : held.values()) {
+            if (cutSince(cut)) {
+                return;
+            }
+            Boolean mine;
+            try {
+                mine = stillHeld(grant);
+            } catch (BackendUnavailableException e) {
+                if (!cutSince(cut)) {
+                    try {
+                        checker.schedule(() -> checkHolds(cut), RECHECK_MILLIS, TimeUnit.MILLISECONDS);
+                    } catch (RejectedExecutionException closed) {
+                        // closed meanwhile
+                    }
+                }
+                return;
+            } catch (IllegalStateException e) {
+                return; // the client is shut down
+            }
+            if (Boolean.FALSE.equals(mine)) {
+                context.leaseLost(grant, Lease.LossReason.BACKEND_LOST);
+            }
+        }
+        synchronized (suspension) {
+            if (disconnections == cut) {
+                context.connectionRestored();
+            }
+        }
+    }
+
+    private boolean cutSince(long cut) {
+        synchronized (suspension) {
+            return disconnections != cut;
+        }
+    }
+
+    /** @return whether the member still has the grant's lock for it (lease unchanged); null if it was released meanwhile */
+    private Boolean stillHeld(Grant grant) {
+        Hold hold = (Hold) grant.handle();
+        synchronized (hold) {
+            if (held.get(grant.ownerToken()) != grant) {
+                return null;
+            }
+            boolean mine = rehold(hold, System.nanoTime());
+            if (!mine) {
+                held.remove(grant.ownerToken(), grant);
+            }
+            return mine;
+        }
     }
 
     @Override
@@ -117,8 +233,10 @@ public final class MapLockDriver implements LockDriver {
             throw e;
         }
         if (firstTaken && secondTaken) {
-            return Attempt.granted(new Grant(request, OptionalLong.empty(),
-                    new Hold(owner, key, partition, sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis))));
+            Grant grant = new Grant(request, OptionalLong.empty(),
+                    new Hold(owner, key, partition, sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis)));
+            held.put(request.ownerToken(), grant);
+            return Attempt.granted(grant);
         }
         if (firstTaken || secondTaken) {
             // The holder left between the two tries: one hold only, which the extension's check cannot
@@ -132,18 +250,40 @@ public final class MapLockDriver implements LockDriver {
     @Override
     public ExtendOutcome extend(Grant grant, Duration leaseTime) {
         Hold hold = (Hold) grant.handle();
+        synchronized (hold) {
+            boolean mine = rehold(hold, System.nanoTime() + leaseTime.toNanos());
+            if (!mine) {
+                held.remove(grant.ownerToken(), grant);
+            }
+            return ExtendOutcome.of(mine);
+        }
+    }
+
+    /**
+     * The owner check and new lease of an extension, under the hold's monitor (two of them interleaved
+     * would unlock both holds before either takes one back, and free the lock in between). Three
+     * messages in one round trip, run in order on the key's partition: an unlock, which only the owner
+     * passes; whether the lock is still held after it, which only an owner of both holds sees (a try
+     * of an earlier call whose answer was lost can have taken a lock that had been given up meanwhile:
+     * one hold, which the unlock undoes); and a try that takes the second hold back with the new lease.
+     *
+     * @param asked the expiry asked for, on {@link System#nanoTime()}: the hold keeps a later one it has
+     * @return whether the lock was the grant's, and still is with the new lease
+     */
+    private boolean rehold(Hold hold, long asked) {
         long now = System.nanoTime();
-        long asked = now + leaseTime.toNanos();
         long expiresAt = hold.expiresAt.accumulateAndGet(asked, Math::max);
         long leaseMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(expiresAt - now));
         long deadline = connection.deadline();
         CompletableFuture<ClientMessage> unlock = connection.send(unlock(hold.key, hold.owner), map, hold.partition);
+        CompletableFuture<ClientMessage> stillLocked = connection.send(MapIsLockedCodec.encodeRequest(map, hold.key), map,
+                hold.partition);
         CompletableFuture<ClientMessage> relock = connection.send(tryLock(hold.key, hold.owner, leaseMillis), map,
                 hold.partition);
         boolean mine;
         boolean relocked;
         try {
-            mine = unlocked(unlock, deadline);
+            mine = unlocked(unlock, deadline) && MapIsLockedCodec.decodeResponse(connection.await(stillLocked, deadline));
             relocked = MapTryLockCodec.decodeResponse(connection.await(relock, deadline));
         } catch (RuntimeException e) {
             hold.owner.uncertain = true;
@@ -153,7 +293,7 @@ public final class MapLockDriver implements LockDriver {
             // The lock was free and the try took it: not the grant's lease, give it back.
             unlocked(connection.send(unlock(hold.key, hold.owner), map, hold.partition), connection.deadline());
         }
-        return ExtendOutcome.of(mine && relocked);
+        return mine && relocked;
     }
 
     /**
@@ -163,17 +303,20 @@ public final class MapLockDriver implements LockDriver {
     @Override
     public boolean release(Grant grant) {
         Hold hold = (Hold) grant.handle();
-        if (hold.owner.uncertain) {
-            // The owner stays known: the engine repeats the removal by owner token (abandon) for late copies.
-            return unlockAll(hold.key, hold.partition, hold.owner);
+        synchronized (hold) {
+            held.remove(grant.ownerToken(), grant);
+            if (hold.owner.uncertain) {
+                // The owner stays known: the engine repeats the removal by owner token (abandon) for late copies.
+                return unlockAll(hold.key, hold.partition, hold.owner);
+            }
+            long deadline = connection.deadline();
+            CompletableFuture<ClientMessage> first = connection.send(unlock(hold.key, hold.owner), map, hold.partition);
+            CompletableFuture<ClientMessage> second = connection.send(unlock(hold.key, hold.owner), map, hold.partition);
+            boolean released = unlocked(first, deadline);
+            unlocked(second, deadline);
+            owners.forget(grant.ownerToken());
+            return released;
         }
-        long deadline = connection.deadline();
-        CompletableFuture<ClientMessage> first = connection.send(unlock(hold.key, hold.owner), map, hold.partition);
-        CompletableFuture<ClientMessage> second = connection.send(unlock(hold.key, hold.owner), map, hold.partition);
-        boolean released = unlocked(first, deadline);
-        unlocked(second, deadline);
-        owners.forget(grant.ownerToken());
-        return released;
     }
 
     /**
@@ -260,6 +403,7 @@ public final class MapLockDriver implements LockDriver {
 
     @Override
     public void close() {
+        checker.shutdownNow();
         connection.close();
     }
 }
