@@ -29,13 +29,11 @@ import java.util.Optional;
  * one backup, so a member lost can take a lock's owner with it, and the promoted backup has what the
  * owner had replicated. The lock probe reads the lease from the key owner's lock store.
  *
- * <p>Every rule but two, which do not pass reliably yet (lock-hazelcast/README.md, "Not yet"): 4.9 —
- * the members release the locks of a client that has had no connection for their client cleanup
- * delay, so a client cut off that long loses its lock without knowing; 4.17 — a request held by a
- * frozen member's link and delivered after the engine stopped sweeping for it takes the lock for its
- * lease.
+ * <p>Every rule but one, which does not pass reliably yet (lock-hazelcast/README.md, "Not yet"): 4.17 —
+ * a request held by a frozen member's link and delivered after the engine stopped sweeping for it
+ * takes the lock for its lease.
  */
-@RuleSelection("1, 2, 3, 4.1, 4.2, 4.3, 4.4, 4.5, 4.6, 4.7, 4.8, 4.10, 4.11, 4.12, 4.13, 4.14, 4.15, 4.16, 4.18, 4.19, 4.20, 4.21, 4.22, 4.23, 5, 6, 7, 8, 9")
+@RuleSelection("1, 2, 3, 4.1, 4.2, 4.3, 4.4, 4.5, 4.6, 4.7, 4.8, 4.9, 4.10, 4.11, 4.12, 4.13, 4.14, 4.15, 4.16, 4.18, 4.19, 4.20, 4.21, 4.22, 4.23, 5, 6, 7, 8, 9")
 class HazelcastMapTckTest extends LockVerification {
 
     @BeforeAll
