@@ -152,9 +152,13 @@ final class HazelcastMembers {
         if (!HazelcastMemberTasks.forceCloseSession(cp(), "default", owner.sessionId)) {
             throw new IllegalStateException("CP session " + owner.sessionId + " of '" + lockName + "' was not open");
         }
-        // The group frees the session's locks as it applies the close: wait for it.
+        // The group frees the session's locks as it applies the close: wait for it (a waiter may take
+        // the lock at once, with a new fence: then it is no longer the closed session's either).
         Awaitility.await("'" + lockName + "' freed with its session " + owner.sessionId).atMost(Duration.ofSeconds(10))
-                .until(() -> !cpLocked(lockName));
+                .until(() -> {
+                    FencedLockGetLockOwnershipCodec.ResponseParameters now = ownership(lockName);
+                    return now.fence != owner.fence || now.sessionId != owner.sessionId;
+                });
     }
 
     /**

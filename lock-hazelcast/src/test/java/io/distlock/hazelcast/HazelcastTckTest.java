@@ -32,13 +32,11 @@ import java.util.Optional;
  * session on the group, as an operator's {@code forceCloseSession} would; the lock probe asks the
  * group whether the lock is held (a {@code FencedLock} is held until told).
  *
- * <p>Every rule but two. Rule 4.4 fails in some runs and not in others (a race between the holder's
+ * <p>Every rule but one. Rule 4.4 fails in some runs and not in others (a race between the holder's
  * next heartbeat and another client's grant): the CP group expires sessions by its leader's wall clock,
- * and {@link HazelcastClockJumpTest} shows what a forward clock jump then does. Rule 4.8 does
- * not pass yet (lock-hazelcast/README.md, "Not yet"): after an operator's forced close of the holder's
- * session, a waiter got the lock only at the end of the holder's lease.
+ * and {@link HazelcastClockJumpTest} shows what a forward clock jump then does.
  */
-@RuleSelection("1, 2, 3, 4.1, 4.2, 4.3, 4.5, 4.6, 4.7, 4.9, 4.10, 4.11, 4.12, 4.13, 4.14, 4.15, 4.16, 4.17, 4.18, 4.19, 4.20, 4.21, 4.22, 4.23, 5, 6, 7, 8, 9")
+@RuleSelection("1, 2, 3, 4.1, 4.2, 4.3, 4.5, 4.6, 4.7, 4.8, 4.9, 4.10, 4.11, 4.12, 4.13, 4.14, 4.15, 4.16, 4.17, 4.18, 4.19, 4.20, 4.21, 4.22, 4.23, 5, 6, 7, 8, 9")
 class HazelcastTckTest extends LockVerification {
 
     @BeforeAll
