@@ -188,9 +188,14 @@ final class HazelcastConnection implements AutoCloseable {
                 connected.run();
             }
         });
-        if (internals.getConnectionManager().getActiveConnections().isEmpty()) {
+        if (!connected()) {
             disconnected.run();
         }
+    }
+
+    /** @return whether the client has a connection to a member now */
+    boolean connected() {
+        return !internals.getConnectionManager().getActiveConnections().isEmpty();
     }
 
     /** @return the Hazelcast client's name, which members show as the owner of its CP sessions */

@@ -45,15 +45,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * says the owner holds nothing.
  *
  * <p><b>Bound to the connection, as a session is.</b> A member gives up the locks of a client that
- * has had no connection to any member for its client cleanup timeout
- * ({@code hazelcast.client.cleanup.timeout.millis}, 2 minutes by default, checked every
- * {@code hazelcast.client.cleanup.period.millis}): a client cannot know when that happened. So when
- * the client loses its last connection, every lease of it stops counting as valid
- * ({@link DriverContext#connectionSuspended()}); when a connection is back, each held lock is checked
- * on its member (the extension's owner check, with the lease unchanged): one the member gave up is
- * reported lost, and only then do the others count again ({@link DriverContext#connectionRestored()}).
+ * has no connection to any member at its next client cleanup: every
+ * {@code hazelcast.client.cleanup.period.millis} (10 s), once the client has been gone for
+ * {@code hazelcast.client.cleanup.timeout.millis} — meant as 2 minutes, but the member reads the
+ * value's seconds as milliseconds (120 ms; seen in 5.4 to 5.7): a client cannot know when that
+ * happened. So when the client loses its last connection, every lease of it stops counting as valid
+ * ({@link DriverContext#connectionSuspended()}); a second after a connection is back (a cleanup
+ * decided just before it can still land), each held lock is checked on its member (the extension's
+ * owner check, with the lease unchanged): one the member gave up is reported lost, and only then do
+ * the others count again ({@link DriverContext#connectionRestored()}).
  */
 public final class MapLockDriver implements LockDriver {
+
+    private static final System.Logger LOG = System.getLogger(MapLockDriver.class.getName());
 
     /**
      * What the member is asked to hold on top of each lease. A member ends map-lock leases by a
@@ -70,8 +74,14 @@ public final class MapLockDriver implements LockDriver {
 
     /** Holds an abandon undoes at most (acquires and extensions whose answers were lost can leave extra ones). */
     private static final int MAX_UNLOCKS = 64;
-    /** How soon a check of the holds after a reconnect that got no answer is made again. */
+    /** How often the holds are checked again while the leases are suspended and the client is connected. */
     private static final long RECHECK_MILLIS = 250;
+    /**
+     * How long after a reconnect the holds are first checked: a member's client cleanup asks the
+     * cluster whether the client is connected, then gives its locks up, so a cleanup that asked just
+     * before the reconnect can give them up just after it (a check made then would find them still held).
+     */
+    private static final long RECONNECT_GRACE_MILLIS = 1_000;
 
     /** A grant's hold on the server: its owner, key and partition, and the latest expiry any extension asked for. */
     static final class Hold {
@@ -96,11 +106,15 @@ public final class MapLockDriver implements LockDriver {
     private final AtomicLong references = new AtomicLong(1);
     /** The grants this client holds, by owner token: what a reconnect checks. */
     private final Map<String, Grant> held = new ConcurrentHashMap<>();
-    /** Guards {@link #disconnections} and the suspend/restore calls, so that a restore never follows a newer cut. */
+    /** Guards {@link #disconnections}, {@link #suspended} and the suspend/restore calls, so that a restore never follows a newer cut. */
     private final Object suspension = new Object();
     /** How many times the client has lost its last connection. */
     private long disconnections;
-    /** Checks the holds after a reconnect (Hazelcast's event thread must not wait for the members). */
+    /** The leases are suspended: the client lost its last connection, and its holds have not been checked since. */
+    private boolean suspended;
+    /** When the client was last connected again, on {@link System#nanoTime()}. */
+    private long reconnectedAt = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(RECONNECT_GRACE_MILLIS);
+    /** Checks the holds once the client is connected again (Hazelcast's event thread must not wait for the members). */
     private final ScheduledExecutorService checker = Executors.newSingleThreadScheduledExecutor(runnable -> {
         Thread thread = new Thread(runnable, "distlock-hazelcast-map-reconnect");
         thread.setDaemon(true);
@@ -125,38 +139,52 @@ public final class MapLockDriver implements LockDriver {
     public static MapLockDriver connect(HazelcastEndpoint endpoint, LockOptions options, DriverContext context) {
         MapLockDriver driver = new MapLockDriver(HazelcastConnection.open(endpoint, options), context);
         driver.connection.onConnectionChange(driver::disconnected, driver::reconnected);
+        // Besides the reconnect event: a check that got no answer, or a reconnect event missed, is made
+        // again while the leases stay suspended and the client is connected.
+        driver.checker.scheduleWithFixedDelay(driver::recheck, RECHECK_MILLIS, RECHECK_MILLIS, TimeUnit.MILLISECONDS);
         return driver;
     }
 
     private void disconnected() {
         synchronized (suspension) {
             disconnections++;
+            suspended = true;
             context.connectionSuspended();
         }
+        LOG.log(System.Logger.Level.WARNING, () -> "no connection to any member of " + connection.endpoint()
+                + ": this client's map-lock leases do not count until its holds are checked on its return");
     }
 
     private void reconnected() {
-        long cut;
         synchronized (suspension) {
-            cut = disconnections;
+            reconnectedAt = System.nanoTime();
         }
-        check(cut);
-    }
-
-    private void check(long cut) {
         try {
-            checker.execute(() -> checkHolds(cut));
+            checker.schedule(this::recheck, RECONNECT_GRACE_MILLIS, TimeUnit.MILLISECONDS);
         } catch (RejectedExecutionException e) {
             // closed: nothing to restore
         }
     }
 
+    private void recheck() {
+        long cut;
+        synchronized (suspension) {
+            if (!suspended || !connection.connected()
+                    || System.nanoTime() - reconnectedAt < TimeUnit.MILLISECONDS.toNanos(RECONNECT_GRACE_MILLIS)) {
+                return;
+            }
+            cut = disconnections;
+        }
+        checkHolds(cut);
+    }
+
     /**
      * After the reconnect that followed cut number {@code cut}: every held lock checked on its member,
      * those given up reported lost, then the leases count again — unless the client was cut off again
-     * meanwhile (the next reconnect checks), or a check got no answer (made again shortly).
+     * meanwhile, or a check got no answer: the leases stay suspended, and {@link #recheck} tries again.
      */
     private void checkHolds(long cut) {
+        int given = 0;
         for (Grant grant : held.values()) {
             if (cutSince(cut)) {
                 return;
@@ -164,27 +192,25 @@ public final class MapLockDriver implements LockDriver {
             Boolean mine;
             try {
                 mine = stillHeld(grant);
-            } catch (BackendUnavailableException e) {
-                if (!cutSince(cut)) {
-                    try {
-                        checker.schedule(() -> checkHolds(cut), RECHECK_MILLIS, TimeUnit.MILLISECONDS);
-                    } catch (RejectedExecutionException closed) {
-                        // closed meanwhile
-                    }
-                }
-                return;
-            } catch (IllegalStateException e) {
-                return; // the client is shut down
+            } catch (RuntimeException e) {
+                return; // could not tell (no answer, or the client is shutting down): suspended still
             }
             if (Boolean.FALSE.equals(mine)) {
+                given++;
                 context.leaseLost(grant, Lease.LossReason.BACKEND_LOST);
             }
         }
         synchronized (suspension) {
-            if (disconnections == cut) {
-                context.connectionRestored();
+            if (disconnections != cut || !suspended) {
+                return;
             }
+            suspended = false;
+            context.connectionRestored();
         }
+        int lost = given;
+        LOG.log(System.Logger.Level.INFO, () -> "connected to " + connection.endpoint() + " again: "
+                + (lost == 0 ? "every hold" : "all but " + lost + " hold(s), given up by the members meanwhile,")
+                + " still this client's; its leases count again");
     }
 
     private boolean cutSince(long cut) {
