@@ -1,5 +1,6 @@
 package example.modulepath;
 
+import io.distlock.tck.fixtures.HazelcastCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -140,6 +141,16 @@ class EachArtifactAloneTest {
     void etcdOnTheReadmesThreeMemberCluster() {
         Shell.Result run = run("lock-etcd", "etcd", etcdClients(), "lock-etcd", "lock-api");
         assertOutput(run, RAN, "with fencing token", "backends: etcd\n");
+    }
+
+    /** On one Community member (no CP Subsystem: the README's {@code hazelcast-map://}); the job writes without a token. */
+    @Test
+    void hazelcastMapOnACommunityMember() {
+        HazelcastCluster member = servers.hazelcast();
+        Shell.Result run = run("lock-hazelcast", "hazelcast",
+                Map.of("127.0.0.1:5701/dev", member.endpoints().get(0) + "/" + member.clusterName()), "lock-hazelcast", "lock-api");
+        assertOutput(run, RAN, "backends: hazelcast, hazelcast-map\n");
+        assertFalse(run.out().contains("with fencing token"), "no fencing token on hazelcast-map://:\n" + run.describe());
     }
 
     @Test

@@ -1,6 +1,7 @@
 package example.modulepath;
 
 import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.HazelcastCluster;
 import io.distlock.tck.fixtures.PostgresServer;
 import io.distlock.tck.fixtures.RedisCluster;
 import io.distlock.tck.fixtures.RedisServer;
@@ -84,6 +85,11 @@ final class Servers implements AutoCloseable {
         return get("redis-cluster", () -> track(RedisCluster.start(3, 0)));
     }
 
+    /** @return one Hazelcast 5.7.0 Community member (a JVM of its own), for {@code hazelcast-map://} */
+    HazelcastCluster hazelcast() {
+        return get("hazelcast", () -> track(HazelcastCluster.start(HazelcastCluster.memberJar("5.7.0"), 1, false)));
+    }
+
     /** @return {@code host:port} of a stand-alone ZooKeeper (a JVM of its own on this test's class path) */
     String zooKeeper() {
         return get("zookeeper", () -> track(ZooKeeperProcess.start(System.getProperty("java.class.path"))).connectString());
@@ -144,7 +150,7 @@ final class Servers implements AutoCloseable {
      */
     void startAll() {
         List<Runnable> starts = List.of(this::redis, this::redisWithPassword, this::redlockNodes, this::primaryWithReplica,
-                this::redisCluster, this::zooKeeper, this::postgres, this::tair, this::etcdCluster);
+                this::redisCluster, this::hazelcast, this::zooKeeper, this::postgres, this::tair, this::etcdCluster);
         ExecutorService pool = Executors.newFixedThreadPool(starts.size());
         try {
             List<Future<?>> started = starts.stream().<Future<?>>map(pool::submit).toList();
