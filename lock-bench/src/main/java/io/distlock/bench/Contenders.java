@@ -10,6 +10,8 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.cp.lock.FencedLock;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Lock;
 
@@ -100,6 +102,35 @@ final class Contenders {
             @Override
             public void close() {
                 session.close();
+            }
+        };
+    }
+
+    /**
+     * A Hazelcast client of its own ({@code client}, shut down with the contender), waiting with
+     * {@code FencedLock.tryLockAndGetFence(wait)} on the thread that will unlock, as its users do: the
+     * CP group queues the waiter and answers it once the lock is its.
+     */
+    static Contended.Contender fencedLock(HazelcastInstance client, String lockName) {
+        FencedLock lock = client.getCPSubsystem().getLock(lockName);
+        return new Contended.Contender() {
+            @Override
+            public Object acquire() {
+                long fence = lock.tryLockAndGetFence(MAX_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                if (fence == FencedLock.INVALID_FENCE) {
+                    throw new IllegalStateException("no grant of " + lockName + " within " + MAX_WAIT);
+                }
+                return fence;
+            }
+
+            @Override
+            public void release(Object held) {
+                lock.unlock();
+            }
+
+            @Override
+            public void close() {
+                client.shutdown();
             }
         };
     }

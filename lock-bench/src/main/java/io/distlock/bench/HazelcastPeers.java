@@ -1,0 +1,182 @@
+package io.distlock.bench;
+
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.cp.lock.FencedLock;
+import com.hazelcast.instance.BuildInfoProvider;
+import com.hazelcast.map.IMap;
+import io.distlock.tck.fixtures.HazelcastCluster;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+
+/**
+ * One Hazelcast cluster shared by the Hazelcast rows: three 5.3.8 members (the last Community line
+ * with a CP Subsystem) in JVMs of their own, every one a CP member ({@link HazelcastCluster}, on free
+ * loopback ports). On it, each row a client of its own:
+ * <ul>
+ *   <li>{@link #DISTLOCK_CP} ({@code hazelcast://}, the CP Subsystem's {@code FencedLock}) beside
+ *       {@link #FENCED_LOCK}, the same lock through the Hazelcast 5.4 client's API:
+ *       {@code lockAndGetFence()} + {@code unlock()} on the calling thread, as its users lock;</li>
+ *   <li>{@link #DISTLOCK_MAP} ({@code hazelcast-map://}, {@code IMap.lock} with a lease) beside
+ *       {@link #IMAP}: {@code IMap.lock(key, 10 s)} + {@code unlock(key)};</li>
+ *   <li>contended, 4 clients on one name: distlock's CP lock, and {@code FencedLock}'s
+ *       {@code tryLockAndGetFence(30 s)}, whose wait is the CP group's (it answers a waiter once the
+ *       lock is the waiter's; distlock's waiters poll on the engine's back-off).</li>
+ * </ul>
+ *
+ * <p>The members take seconds to come up (three JVMs loading classes, a CP group to form), so
+ * {@link #start} launches them on a thread of its own while the bench starts its other servers, and
+ * {@link #rows} waits for them.
+ */
+final class HazelcastPeers implements AutoCloseable {
+
+    /** The members' version: the parent pom's {@code hazelcast.member.cp.version}, copied by lock-bench's pom. */
+    static final String MEMBER_VERSION = "5.3.8";
+
+    static final String DISTLOCK_CP = "distlock Hazelcast CP tryAcquire+release, fence read";
+    static final String FENCED_LOCK = "Hazelcast 5.4 FencedLock lockAndGetFence+unlock";
+    static final String DISTLOCK_MAP = "distlock Hazelcast map tryAcquire+release";
+    static final String IMAP = "Hazelcast 5.4 IMap lock(key, 10 s)+unlock";
+    static final String CONTENDED_DISTLOCK = "contended, 4 clients: distlock Hazelcast CP";
+    static final String CONTENDED_FENCED_LOCK = "contended, 4 clients: Hazelcast 5.4 FencedLock";
+
+    /** Held: the JDK keeps loggers weakly, and would forget the level with the logger. */
+    private static final Logger HAZELCAST_LOG = Logger.getLogger("com.hazelcast");
+
+    static {
+        // Hazelcast logs to java.util.logging; every client's connect would add a dozen INFO lines to the bench's output.
+        HAZELCAST_LOG.setLevel(Level.WARNING);
+    }
+
+    private final CompletableFuture<HazelcastCluster> cluster;
+
+    private HazelcastPeers(CompletableFuture<HazelcastCluster> cluster) {
+        this.cluster = cluster;
+    }
+
+    /**
+     * Starts the members in the background, if the member jar is there.
+     *
+     * @param absent told why there are no Hazelcast rows, when the jar is missing
+     * @return the peers whose members are starting, or null without the jar
+     */
+    static HazelcastPeers start(Consumer<String> absent) {
+        Path jar;
+        try {
+            jar = HazelcastCluster.memberJar(MEMBER_VERSION);
+        } catch (IllegalStateException e) {
+            absent.accept("no Hazelcast rows: " + e.getMessage());
+            return null;
+        }
+        CompletableFuture<HazelcastCluster> cluster = new CompletableFuture<>();
+        Thread starter = new Thread(() -> {
+            try {
+                cluster.complete(HazelcastCluster.start(jar, 3, true));
+            } catch (Throwable e) {
+                cluster.completeExceptionally(e);
+            }
+        }, "bench-hazelcast-start");
+        starter.setDaemon(true);
+        starter.start();
+        return new HazelcastPeers(cluster);
+    }
+
+    /** Waits for the members, then adds every Hazelcast row: uncontended pairs, then the contended pair. */
+    void rows(List<Scenario> into) {
+        HazelcastCluster members = cluster.join();
+        String cp = members.uri("hazelcast", "");
+        into.add(new DistlockUncontended(DISTLOCK_CP, cp, "hz-cp-uncontended", true));
+        into.add(fencedLock(members));
+        into.add(new DistlockUncontended(DISTLOCK_MAP, members.uri("hazelcast-map", ""), "hz-map-uncontended", false));
+        into.add(imap(members));
+        List<Contended.Contender> distlock = new ArrayList<>();
+        List<Contended.Contender> fenced = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            distlock.add(Contenders.distlock(cp, "hz-cp-contended"));
+            fenced.add(Contenders.fencedLock(client(members), "hz-fenced-contended"));
+        }
+        into.add(new Contended(CONTENDED_DISTLOCK, distlock, Duration.ZERO, false));
+        into.add(new Contended(CONTENDED_FENCED_LOCK, fenced, Duration.ZERO, false));
+    }
+
+    /** @return the members' and the client's versions, for the environment line */
+    String environment() {
+        return "Hazelcast " + MEMBER_VERSION + " × 3 (CP Subsystem of 3, JVMs of their own), client "
+                + BuildInfoProvider.getBuildInfo().getVersion() + ", on 127.0.0.1";
+    }
+
+    private static LoopScenario fencedLock(HazelcastCluster members) {
+        HazelcastInstance client = client(members);
+        FencedLock lock = client.getCPSubsystem().getLock("hz-fenced-uncontended");
+        return new LoopScenario(FENCED_LOCK, false) {
+            private long fenceSum;
+
+            @Override
+            void op() {
+                fenceSum += lock.lockAndGetFence();
+                lock.unlock();
+            }
+
+            @Override
+            public void close() {
+                client.shutdown();
+            }
+
+            @Override
+            public String toString() {
+                return name() + " (fence sum " + fenceSum + ")";
+            }
+        };
+    }
+
+    private static LoopScenario imap(HazelcastCluster members) {
+        HazelcastInstance client = client(members);
+        IMap<String, String> map = client.getMap("bench-imap");
+        return new LoopScenario(IMAP, false) {
+            @Override
+            void op() {
+                map.lock("imap-uncontended", 10, TimeUnit.SECONDS);
+                map.unlock("imap-uncontended");
+            }
+
+            @Override
+            public void close() {
+                client.shutdown();
+            }
+        };
+    }
+
+    /** @return a Hazelcast client of its own on the members, with Hazelcast's defaults, as its users start one */
+    static HazelcastInstance client(HazelcastCluster members) {
+        ClientConfig config = new ClientConfig();
+        config.setClusterName(members.clusterName());
+        config.getNetworkConfig().setAddresses(new ArrayList<>(members.endpoints()));
+        // Not a default kept: a bench has no business reporting to hazelcast.com (and may be offline).
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        return HazelcastClient.newHazelcastClient(config);
+    }
+
+    /** Stops the members, once they have started (a start that failed has cleaned up after itself). */
+    @Override
+    public void close() {
+        try {
+            cluster.join().close();
+        } catch (RuntimeException e) {
+            // the start failed: the failure is the bench's, reported where the rows waited for it
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "Hazelcast members " + (cluster.isDone() && !cluster.isCompletedExceptionally() ? cluster.join().endpoints() : "(starting)");
+    }
+}
