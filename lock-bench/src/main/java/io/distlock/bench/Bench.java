@@ -127,7 +127,11 @@ public final class Bench {
             log.println("harness: " + harness + "; " + settings.runs + " run(s)");
             List<Scenario> scenarios = new ArrayList<>();
             try {
-                peers.startHazelcast(log::println); // first: its members come up while the other servers start
+                if (settings.smoke && settings.only == null) {
+                    log.println(HazelcastPeers.LEFT_OUT_OF_SMOKE);
+                } else {
+                    peers.startHazelcast(log::println); // first: its members come up while the other servers start
+                }
                 Scenarios.redisSingle(redis, scenarios);
                 Scenarios.redisHolds(redis, scenarios, log::println);
                 if (!peers.redlock(scenarios)) {
