@@ -10,6 +10,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${DISTLOCK_TARGET:-target}"
 ./mvnw -q -B -Ddistlock.target="$target" -pl lock-bench -am package -DskipTests
-exec java ${BENCH_JVM:--Xms1g -Xmx1g} \
+exec java ${BENCH_JVM:--Xms1g -Xmx1g} -Ddistlock.hazelcast.members="lock-bench/$target/hazelcast-members" \
     -cp "lock-bench/$target/classes:$(cat "lock-bench/$target/bench-classpath.txt")" \
     io.distlock.bench.Bench "$@"

@@ -13,7 +13,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The bench: starts its own {@code redis-server}s (and ZooKeeper and etcd servers, for those
+ * The bench: starts its own {@code redis-server}s (and ZooKeeper, etcd and Hazelcast servers, for those
  * backends' rows) on free loopback ports (the TCK fixtures), runs
  * every scenario side by side, and prints one markdown table (median of the runs, min–max) and the
  * issue's targets as met or missed.
@@ -127,6 +127,11 @@ public final class Bench {
             log.println("harness: " + harness + "; " + settings.runs + " run(s)");
             List<Scenario> scenarios = new ArrayList<>();
             try {
+                if (settings.smoke && settings.only == null) {
+                    log.println(HazelcastPeers.LEFT_OUT_OF_SMOKE);
+                } else {
+                    peers.startHazelcast(log::println); // first: its members come up while the other servers start
+                }
                 Scenarios.redisSingle(redis, scenarios);
                 Scenarios.redisHolds(redis, scenarios, log::println);
                 if (!peers.redlock(scenarios)) {
@@ -149,6 +154,10 @@ public final class Bench {
                 } else {
                     environment += "; " + peers.etcdEnvironment();
                     log.println(peers.etcdEnvironment());
+                }
+                if (peers.hazelcast(scenarios)) {
+                    environment += "; " + peers.hazelcastEnvironment();
+                    log.println(peers.hazelcastEnvironment());
                 }
                 if (settings.only != null) {
                     for (Scenario s : List.copyOf(scenarios)) {

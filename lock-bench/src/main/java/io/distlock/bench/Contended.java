@@ -42,6 +42,7 @@ final class Contended implements Scenario {
     private final Histogram handOff = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
     private final long[] grants;
     private final long minSliceNanos;
+    private final boolean onRedis;
     /** Every grant in a recorded slice, the ones after its end included. */
     private long served;
     private long recordedNanos;
@@ -56,6 +57,15 @@ final class Contended implements Scenario {
      *                 would end during most long hand-offs and keep only the short ones
      */
     Contended(String name, List<Contender> contenders, Duration minSlice) {
+        this(name, contenders, minSlice, true);
+    }
+
+    /**
+     * @param onRedis false for a row whose server is not one of the bench's Redis servers: the
+     *                harness then leaves out the server columns ({@link Scenario#onRedis()})
+     */
+    Contended(String name, List<Contender> contenders, Duration minSlice, boolean onRedis) {
+        this.onRedis = onRedis;
         this.name = name;
         this.contenders = List.copyOf(contenders);
         this.grants = new long[contenders.size()];
@@ -65,6 +75,11 @@ final class Contended implements Scenario {
     @Override
     public String name() {
         return name;
+    }
+
+    @Override
+    public boolean onRedis() {
+        return onRedis;
     }
 
     @Override

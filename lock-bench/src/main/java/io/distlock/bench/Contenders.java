@@ -6,10 +6,13 @@ import io.distlock.LockClient;
 import io.distlock.Locks;
 
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.cp.lock.FencedLock;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Lock;
 
@@ -52,25 +55,12 @@ final class Contenders {
     static Contended.Contender redisson(String host, int port, String lockName) {
         RedissonClient client = RedissonClients.connect(host, port);
         RLock lock = client.getLock(lockName);
-        return new Contended.Contender() {
-            @Override
-            public Object acquire() throws InterruptedException {
-                if (!lock.tryLock(MAX_WAIT.toSeconds(), LEASE.toSeconds(), TimeUnit.SECONDS)) {
-                    throw new IllegalStateException("no grant of " + lockName + " within " + MAX_WAIT);
-                }
-                return lock;
+        return threadOwned(() -> {
+            if (!lock.tryLock(MAX_WAIT.toSeconds(), LEASE.toSeconds(), TimeUnit.SECONDS)) {
+                throw new IllegalStateException("no grant of " + lockName + " within " + MAX_WAIT);
             }
-
-            @Override
-            public void release(Object held) {
-                lock.unlock();
-            }
-
-            @Override
-            public void close() {
-                client.shutdown();
-            }
-        };
+            return lock;
+        }, lock::unlock, client::shutdown);
     }
 
     /**
@@ -100,6 +90,49 @@ final class Contenders {
             @Override
             public void close() {
                 session.close();
+            }
+        };
+    }
+
+    /**
+     * A Hazelcast client of its own ({@code client}, shut down with the contender), waiting with
+     * {@code FencedLock.tryLockAndGetFence(wait)} on the thread that will unlock, as its users do: the
+     * CP group queues the waiter and answers it once the lock is its.
+     */
+    static Contended.Contender fencedLock(HazelcastInstance client, String lockName) {
+        FencedLock lock = client.getCPSubsystem().getLock(lockName);
+        return threadOwned(() -> {
+            long fence = lock.tryLockAndGetFence(MAX_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            if (fence == FencedLock.INVALID_FENCE) {
+                throw new IllegalStateException("no grant of " + lockName + " within " + MAX_WAIT);
+            }
+            return fence;
+        }, lock::unlock, client::shutdown);
+    }
+
+    /**
+     * A contender of a library whose lock belongs to the thread that took it, released by an
+     * {@code unlock()} on that thread ({@link Contended} releases on the acquiring thread).
+     *
+     * @param acquire waits for the lock; returns what the loop holds
+     * @param unlock  gives it back
+     * @param close   shuts the client down
+     */
+    private static Contended.Contender threadOwned(Callable<Object> acquire, Runnable unlock, Runnable close) {
+        return new Contended.Contender() {
+            @Override
+            public Object acquire() throws Exception {
+                return acquire.call();
+            }
+
+            @Override
+            public void release(Object held) {
+                unlock.run();
+            }
+
+            @Override
+            public void close() {
+                close.run();
             }
         };
     }

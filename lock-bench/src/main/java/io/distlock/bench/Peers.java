@@ -40,6 +40,7 @@ final class Peers implements AutoCloseable {
     private final List<AutoCloseable> servers = new ArrayList<>();
     private final List<RedisServer> redisNodes = new ArrayList<>();
     private EtcdPeers etcd;
+    private HazelcastPeers hazelcast;
     private EtcdCluster etcdScale;
 
     /** @return the Redis servers started here (their CPU is counted with the rows that use them) */
@@ -222,6 +223,43 @@ final class Peers implements AutoCloseable {
         servers.add(etcd);
         etcd.rows(into, absent);
         return true;
+    }
+
+    /**
+     * Starts the Hazelcast members in the background ({@link HazelcastPeers}): called before the
+     * other servers start, so that the members come up meanwhile; {@link #hazelcast} waits for them.
+     *
+     * @param absent told why there will be no Hazelcast rows, if there will be none
+     */
+    void startHazelcast(Consumer<String> absent) {
+        if (!installed("hazelcast")) {
+            absent.accept("hazelcast:// is not installed: no Hazelcast rows (add lock-hazelcast to lock-bench's dependencies)");
+            return;
+        }
+        hazelcast = HazelcastPeers.start(absent);
+        if (hazelcast != null) {
+            servers.add(hazelcast);
+        }
+    }
+
+    /**
+     * distlock's {@code hazelcast://} and {@code hazelcast-map://} beside Hazelcast's own
+     * {@code FencedLock} and {@code IMap} lock on the same three members, uncontended and, on CP,
+     * with 4 clients (the issue's target: distlock at most 1.1× each peer's p50).
+     *
+     * @return false if {@link #startHazelcast} started no members
+     */
+    boolean hazelcast(List<Scenario> into) {
+        if (hazelcast == null) {
+            return false;
+        }
+        hazelcast.rows(into);
+        return true;
+    }
+
+    /** @return the Hazelcast members' and client's versions, for the environment line; empty without Hazelcast rows */
+    String hazelcastEnvironment() {
+        return hazelcast == null ? "" : hazelcast.environment();
     }
 
     /** @return the etcd member's version and setup, for the environment line; empty without etcd rows */

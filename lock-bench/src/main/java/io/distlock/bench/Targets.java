@@ -108,6 +108,18 @@ final class Targets {
                     + "× jetcd Lock; distlock etcd is " + f(median(report.ratios(EtcdPeers.DISTLOCK, EtcdPeers.FLOOR, false)))
                     + "× that floor, its driver without the engine " + f(median(report.ratios(EtcdPeers.DRIVER, EtcdPeers.FLOOR, false))) + "×");
         }
+        for (String[] hz : List.of(
+                new String[] {HazelcastPeers.DISTLOCK_CP, HazelcastPeers.FENCED_LOCK, "Hazelcast CP", "FencedLock lockAndGetFence+unlock"},
+                new String[] {HazelcastPeers.DISTLOCK_MAP, HazelcastPeers.IMAP, "Hazelcast map", "IMap lock+unlock"})) {
+            peer(lines, report, hz[0], hz[1], 1.1, hz[2], hz[3], null);
+            if (!report.row(hz[0]).isEmpty() && !report.row(hz[1]).isEmpty()) {
+                lines.add("  × the peer, per run: " + perRun(report, hz[0], hz[1]));
+            }
+        }
+        if (!report.row(HazelcastPeers.CONTENDED_DISTLOCK).isEmpty() && !report.row(HazelcastPeers.CONTENDED_FENCED_LOCK).isEmpty()) {
+            lines.add("- reported: Hazelcast contended hand-off, 4 clients, distlock CP × FencedLock's, per run: "
+                    + perRun(report, HazelcastPeers.CONTENDED_DISTLOCK, HazelcastPeers.CONTENDED_FENCED_LOCK) + " (no target)");
+        }
         List<Measurement> etcdScale = report.row(report.scaleRow("(distlock etcd)"));
         if (!etcdScale.isEmpty()) {
             double rpcs = median(etcdScale.stream().mapToDouble(m -> m.extras().get(EtcdRenewalScale.RPCS_PER_TICK)).toArray());
@@ -133,6 +145,8 @@ final class Targets {
      * A distlock row against its peer on the same server: the median of the per-run ratios of their
      * p50s, against {@code target}; and, for context, the row against distlock's own lock there.
      * Nothing when either row is absent (a backend without the feature, or left out by {@code --only}).
+     *
+     * @param lockRow distlock's lock on the same server, for the context line; null for none
      */
     private static void peer(List<String> lines, Report report, String row, String peerRow, double target, String what,
                              String peerName, String lockRow) {
@@ -145,10 +159,15 @@ final class Targets {
             shown = String.format(Locale.ROOT, "%.3f", ratio); // not "MISSED: 0.90× (target ≤ 0.9×)"
         }
         lines.add(line(ratio <= target, what + " p50 " + shown + "× " + peerName + " (target ≤ " + target + "×)"));
-        if (!report.row(lockRow).isEmpty()) {
+        if (lockRow != null && !report.row(lockRow).isEmpty()) {
             lines.add("  context: p50 × distlock's lock (tryAcquire+release) on the same server: this row "
                     + f(median(report.ratios(row, lockRow, false))) + "×, the peer " + f(median(report.ratios(peerRow, lockRow, false))) + "×");
         }
+    }
+
+    /** @return {@code row}'s p50 and p99 over {@code peerRow}'s, run by run, as the table prints a cell: median (min–max) */
+    private static String perRun(Report report, String row, String peerRow) {
+        return "p50 " + Report.cell(report.ratios(row, peerRow, false), 2) + ", p99 " + Report.cell(report.ratios(row, peerRow, true), 2);
     }
 
     private static String line(boolean met, String text) {
