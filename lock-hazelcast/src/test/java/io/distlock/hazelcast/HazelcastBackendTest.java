@@ -103,6 +103,27 @@ class HazelcastBackendTest {
      * and another client gets the lock.
      */
     /**
+     * A CP session the group closed refuses the next try, which holds nothing: that try is made again
+     * at once on a new session, so a free lock is granted, not reported unavailable (the bench saw a
+     * client whose session expired while its connections were down fail its next acquire).
+     */
+    @Test
+    void anAcquireRightAfterTheGroupClosedTheSessionIsGrantedOnANewSession() throws Exception {
+        try (LockClient client = Locks.connect(URI.create(HazelcastMembers.cp().uri("hazelcast", "")), HazelcastMembers.options())) {
+            String prefix = "session-closed-" + System.nanoTime();
+            Lease first = client.lock(prefix + "-a").tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            HazelcastMembers.closeHoldersSession(prefix + "-a");
+
+            Lease second = client.lock(prefix + "-b").tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+            assertThat(second.fencingToken()).isPresent();
+            assertThat(first.lost().toCompletableFuture().get(10, TimeUnit.SECONDS)).isEqualTo(Lease.LossReason.BACKEND_LOST);
+            assertThat(second.isValid()).as("the new session's lease outlives the old session's end").isTrue();
+            assertThat(HazelcastMembers.cpLocked(prefix + "-b")).isTrue();
+            second.release();
+        }
+    }
+
+    /**
      * The members give up the map locks of a client that has no connection to any of them at their
      * next client cleanup (every 10 s by default; see the module README): a lease must not count while
      * its client is cut off, and once it is back, a lock the members gave up meanwhile is a lost lease,

@@ -123,34 +123,41 @@ public final class CpLockDriver implements LockDriver {
     @Override
     public Attempt tryAcquire(LockRequest request) {
         Owners.Owner owner = owners.of(request.ownerToken());
-        CpSession.Live live = session.acquire();
-        owner.session = live.id();
-        // Never re-sent by the Hazelcast client past a member that did not answer (see MapLockDriver#tryLock):
-        // an unanswered try is an unknown outcome, retried by the engine with the same invocation id.
-        ClientMessage attempt = FencedLockTryLockCodec.encodeRequest(group, request.name(), live.id(), owner.threadId,
-                owner.invocation, 0);
-        attempt.setRetryable(false);
-        long fence;
-        try {
-            fence = FencedLockTryLockCodec.decodeResponse(connection.call(attempt, request.name(), -1));
-        } catch (SessionExpiredException e) {
-            // Nothing of this attempt holds (the group refused it); the next attempt opens a new session.
+        // A session the group has closed (it expired while the client was cut off or paused, or an
+        // operator closed it) refuses the try, which then holds nothing: the try is made once more at
+        // once, on a new session, so that a free lock is not reported unavailable for that alone.
+        for (int attempt = 1; ; attempt++) {
+            CpSession.Live live = session.acquire();
+            owner.session = live.id();
+            // Never re-sent by the Hazelcast client past a member that did not answer (see MapLockDriver#tryLock):
+            // an unanswered try is an unknown outcome, retried by the engine with the same invocation id.
+            ClientMessage tryLock = FencedLockTryLockCodec.encodeRequest(group, request.name(), live.id(), owner.threadId,
+                    owner.invocation, 0);
+            tryLock.setRetryable(false);
+            long fence;
+            try {
+                fence = FencedLockTryLockCodec.decodeResponse(connection.call(tryLock, request.name(), -1));
+            } catch (SessionExpiredException e) {
+                owner.answered();
+                session.ended(live);
+                if (attempt < 2) {
+                    continue;
+                }
+                return Attempt.unknown(new BackendUnavailableException(connection.endpoint().toString(),
+                        "the CP session expired on " + connection.endpoint() + " twice in a row; a new one is opened", e));
+            } catch (WaitKeyCancelledException e) {
+                owner.answered();
+                return Attempt.busy();
+            } catch (RuntimeException e) {
+                owner.uncertain = true;
+                throw e;
+            }
             owner.answered();
-            session.ended(live);
-            return Attempt.unknown(new BackendUnavailableException(connection.endpoint().toString(),
-                    "the CP session expired on " + connection.endpoint() + "; a new one is opened", e));
-        } catch (WaitKeyCancelledException e) {
-            owner.answered();
-            return Attempt.busy();
-        } catch (RuntimeException e) {
-            owner.uncertain = true;
-            throw e;
+            if (fence == INVALID_FENCE) {
+                return Attempt.busy();
+            }
+            return Attempt.granted(new Grant(request, OptionalLong.of(fence), owner, live.id()));
         }
-        owner.answered();
-        if (fence == INVALID_FENCE) {
-            return Attempt.busy();
-        }
-        return Attempt.granted(new Grant(request, OptionalLong.of(fence), owner, live.id()));
     }
 
     /**

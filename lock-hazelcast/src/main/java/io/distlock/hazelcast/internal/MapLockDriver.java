@@ -112,6 +112,8 @@ public final class MapLockDriver implements LockDriver {
     private long disconnections;
     /** The leases are suspended: the client lost its last connection, and its holds have not been checked since. */
     private boolean suspended;
+    /** Set by {@link #close()}: the disconnection that follows is the client's own. */
+    private volatile boolean closing;
     /** When the client was last connected again, on {@link System#nanoTime()}. */
     private long reconnectedAt = System.nanoTime() - TimeUnit.MILLISECONDS.toNanos(RECONNECT_GRACE_MILLIS);
     /** Checks the holds once the client is connected again (Hazelcast's event thread must not wait for the members). */
@@ -146,6 +148,9 @@ public final class MapLockDriver implements LockDriver {
     }
 
     private void disconnected() {
+        if (closing) {
+            return; // the client's own shutdown, not a lost connection
+        }
         synchronized (suspension) {
             disconnections++;
             suspended = true;
@@ -429,6 +434,7 @@ public final class MapLockDriver implements LockDriver {
 
     @Override
     public void close() {
+        closing = true;
         checker.shutdownNow();
         connection.close();
     }
