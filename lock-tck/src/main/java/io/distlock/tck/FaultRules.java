@@ -1,6 +1,7 @@
 package io.distlock.tck;
 
 import io.distlock.BackendDescriptor;
+import io.distlock.BackendUnavailableException;
 import io.distlock.DistributedLock;
 import io.distlock.Feature;
 import io.distlock.Guarantee;
@@ -171,8 +172,9 @@ interface FaultRules extends RuleGroup {
      * the hand-off bound (a hung node must not hold an acquire up), keeps the lock (extend, with
      * the feature), nobody else gets it, and after a release another client, connected during the
      * fault, does. A client that meets the faulty node may first need {@code failover}
-     * ({@link NodeFaults#failover()}) to move off it: both grants are allowed that much more; the
-     * checks that nobody else is granted the lock stay as strict.
+     * ({@link NodeFaults#failover()}) to move off it: both grants are allowed that much more, and
+     * B's attempt and A's extension are made again within it after an unknown outcome; the checks
+     * that nobody else is granted the lock stay as strict.
      */
     private static void checkMinorityFault(Rig rig, LockClient a, String fault, String nameSuffix, Duration failover)
             throws InterruptedException {
@@ -186,10 +188,12 @@ interface FaultRules extends RuleGroup {
         assertTrue(took.compareTo(bound) <= 0, rig.msg(fault + ", A's acquire took " + TestEnvironment.millis(took)
                 + ", more than " + TestEnvironment.millis(bound) + " (the hand-off bound + a failover of "
                 + TestEnvironment.millis(failover) + "): the faulty nodes held it up"));
-        assertTrue(rig.track(b.lock(name).tryAcquire(rig.env.longLease(), rig.env.shortWait())).isEmpty(),
+        assertTrue(withinFailover(rig, failover, fault + ", B's attempt on a lock A held",
+                () -> rig.track(b.lock(name).tryAcquire(rig.env.longLease(), rig.env.shortWait()))).isEmpty(),
                 rig.msg(fault + ", B was granted the lock while A's lease was valid"));
         if (rig.backend().has(Feature.LEASE_EXTENSION)) {
-            assertTrue(leaseA.get().extend(rig.env.longLease()), rig.msg(fault + ", A could not extend its lease"));
+            assertTrue(withinFailover(rig, failover, fault + ", A's extension", () -> leaseA.get().extend(rig.env.longLease())),
+                    rig.msg(fault + ", A could not extend its lease"));
         }
         assertTrue(leaseA.get().isValid(), rig.msg(fault + ", A's lease ended although its lease time had not"));
         leaseA.get().release();
@@ -201,6 +205,38 @@ interface FaultRules extends RuleGroup {
         rig.notes.add(nameSuffix.substring(1) + ": A acquired in " + TestEnvironment.millis(took) + ", B after A's release in "
                 + TestEnvironment.millis(TestEnvironment.since(start)) + " (failover allowed: " + TestEnvironment.millis(failover) + ")");
         leaseB.get().release();
+    }
+
+    /**
+     * A call that may meet the faulty node: an unknown outcome ({@link BackendUnavailableException},
+     * which is never a grant nor a loss) is tried again while the failover allows, since the client
+     * may still be moving off that node; the one after it is thrown. With no failover, the first is.
+     */
+    private static <T> T withinFailover(Rig rig, Duration failover, String what, Call<T> call) throws InterruptedException {
+        long start = System.nanoTime();
+        int unknown = 0;
+        while (true) {
+            try {
+                T result = call.get();
+                if (unknown > 0) {
+                    rig.notes.add(what + " had " + unknown + " unknown outcome(s) before an answer, "
+                            + TestEnvironment.millis(TestEnvironment.since(start)) + " in (failover allowed: "
+                            + TestEnvironment.millis(failover) + ")");
+                }
+                return result;
+            } catch (BackendUnavailableException e) {
+                unknown++;
+                if (TestEnvironment.since(start).compareTo(failover) >= 0) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /** A call of {@link #withinFailover}. */
+    @FunctionalInterface
+    interface Call<T> {
+        T get() throws InterruptedException;
     }
 
     /** The node-fault hook, if the backend declares QUORUM and the hook offers every fault in {@code kinds}. */

@@ -60,7 +60,8 @@ public interface NodeFaults {
     /**
      * How long a client needs to move off a slow, partitioned or frozen node to a healthy one, for
      * the clients {@link LockVerification#newClient()} builds: rules 4.6 and 4.7 allow an acquire
-     * the hand-off bound plus this. A backend whose clients talk to every node at once (Redlock)
+     * the hand-off bound plus this, and within it make an attempt or an extension again after an
+     * unknown outcome. A backend whose clients talk to every node at once (Redlock)
      * needs no failover and keeps the default.
      *
      * @return the failover time, not negative; {@link Duration#ZERO} by default
