@@ -106,7 +106,7 @@ interface RevocationRules extends RuleGroup {
     /**
      * Rule 4.13: a holder whose lease the server revoked may still believe it holds the lock; its
      * {@code extend} must reach the server, find the lock gone, return false, and leave the new
-     * holder's lock alone.
+     * holder's lock alone — and, when nobody took the lock since, leave it free.
      *
      * @throws InterruptedException if interrupted
      */
@@ -136,6 +136,19 @@ interface RevocationRules extends RuleGroup {
         assertTrue(leaseB.extend(rig.env.longLease()), rig.msg("B could not extend its lease after A's extend: A's extend took it"));
         rig.notes.add(believed ? "A still believed its lease valid when it extended; the server said no"
                 : "A already knew its lease was gone when it extended");
+
+        // A revoked holder's extend on a lock nobody took since: the lock is free, and an extend that
+        // takes a free lock (a re-lock that cannot tell "mine" from "nobody's") would bring the lease back.
+        LockClient d = rig.client();
+        String free = rig.name + "-free";
+        Lease leaseD = rig.acquireNow(d, free, rig.env.longLease());
+        revocation.revoke(d, free);
+        assertFalse(leaseD.extend(rig.env.longLease()), rig.msg("D's extend returned true after the server revoked D's lease"
+                + " and nobody took the lock: the extend took the free lock back"));
+        assertFalse(leaseD.isValid(), rig.msg("D's lease is valid after its extend of a revoked lease"));
+        assertTrue(rig.track(c.lock(free).tryAcquire(rig.env.longLease(), rig.env.handOffTimeout())).isPresent(),
+                rig.msg("a third client could not acquire the lock whose holder the server revoked, after that holder's extend:"
+                        + " the extend took the free lock back"));
     }
 
     /**

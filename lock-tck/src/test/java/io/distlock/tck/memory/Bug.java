@@ -47,6 +47,12 @@ enum Bug {
     /** Extend does not compare the owner: it prolongs whoever holds the lock (a plain {@code PEXPIRE}). */
     BLIND_EXTEND("blind-extend", Shape.ONE_LINK,
             fails("4.13", "A's extend returned true")),
+    /**
+     * Extend compares the owner, but takes the lock when it is free (a re-lock, as a map lock's owner
+     * renews its lease): a revoked holder's extend brings its lease back when nobody took the lock since.
+     */
+    EXTEND_TAKES_FREE_LOCK("extend-takes-free", Shape.ONE_LINK,
+            fails("4.13", "the extend took the free lock back")),
     /** WAIT_NOTIFICATION is declared but the driver's watch never fires. */
     SILENT_NOTIFICATIONS("silent-notifications", Shape.ONE_LINK,
             fails("2.9", "do its notifications fire?")),

@@ -572,6 +572,15 @@ final class MemoryServer {
             if (held == null && bug == Bug.BLIND_EXTEND) {
                 held = grantedHead(name); // the defect: whoever holds the lock is prolonged
             }
+            if (held == null && bug == Bug.EXTEND_TAKES_FREE_LOCK && grantedHead(name) == null) {
+                // The defect: a free lock is taken again for the owner, with a new fence.
+                held = new Entry(owner, leaseTime.toNanos(), "an extension", Hold.EXCLUSIVE);
+                held.granted = true;
+                held.claimed = true;
+                held.fence = nextFence(name);
+                held.grantedAtMillis = System.currentTimeMillis();
+                queues.computeIfAbsent(name, k -> new ArrayDeque<>()).addFirst(held);
+            }
             if (held == null) {
                 return false;
             }
