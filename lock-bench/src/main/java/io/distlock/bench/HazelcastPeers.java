@@ -46,6 +46,8 @@ final class HazelcastPeers implements AutoCloseable {
     static final String FENCED_LOCK = "Hazelcast 5.4 FencedLock lockAndGetFence+unlock";
     static final String DISTLOCK_MAP = "distlock Hazelcast map tryAcquire+release";
     static final String IMAP = "Hazelcast 5.4 IMap lock(key, 10 s)+unlock";
+    static final String DRIVER_CP = "diagnostic: Hazelcast CP driver called directly (no engine)";
+    static final String DRIVER_MAP = "diagnostic: Hazelcast map driver called directly (no engine)";
     static final String CONTENDED_DISTLOCK = "contended, 4 clients: distlock Hazelcast CP";
     static final String CONTENDED_FENCED_LOCK = "contended, 4 clients: Hazelcast 5.4 FencedLock";
 
@@ -121,7 +123,9 @@ final class HazelcastPeers implements AutoCloseable {
             }
             fenced.unlock();
         }));
+        into.add(DriverOnly.of(DRIVER_CP, cp, "hz-cp-driver-only"));
         into.add(new DistlockUncontended(DISTLOCK_MAP, members.uri("hazelcast-map", ""), "hz-map-uncontended", false));
+        into.add(DriverOnly.of(DRIVER_MAP, members.uri("hazelcast-map", ""), "hz-map-driver-only"));
         HazelcastInstance mapClient = client(members);
         IMap<String, String> map = mapClient.getMap("bench-imap");
         into.add(peer(IMAP, mapClient, () -> {

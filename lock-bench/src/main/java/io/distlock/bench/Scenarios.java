@@ -43,7 +43,7 @@ final class Scenarios {
         into.add(new Floor.Ping(host, port));
         into.add(new Floor.Pair(host, port));
         into.add(new ScriptsOnly(host, port));
-        into.add(new DriverOnly(redis.uri(), "driver-only"));
+        into.add(DriverOnly.redis(redis.uri(), "driver-only"));
         into.add(new DistlockUncontended(DISTLOCK_FENCE, redis.uri(), "uncontended-fenced", true));
         into.add(new DistlockUncontended(DISTLOCK_NO_FENCE, redis.uri(), "uncontended", false));
         // The listener's cost: the row above with lock-micrometer's listener on a registry that keeps
