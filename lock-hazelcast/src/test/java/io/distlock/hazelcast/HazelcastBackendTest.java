@@ -46,6 +46,33 @@ class HazelcastBackendTest {
                 .hasMessageContaining("hazelcast-map://").hasMessageContaining("zookeeper://").hasMessageContaining("etcd://");
     }
 
+    /**
+     * A CP lock keeps, per owner (session, thread id), the ids of its calls until that owner's next
+     * release: an owner id used once would leave an entry per grant on the group for the session's
+     * life (it made each cycle slower as they piled up). Grants one after another are made under one
+     * owner id, and grants held at once under different ones.
+     */
+    @Test
+    void cpGrantsOneAfterAnotherReuseOneOwnerIdAndHeldOnesHaveTheirOwn() throws Exception {
+        try (LockClient client = Locks.connect(URI.create(HazelcastMembers.cp().uri("hazelcast", "")), HazelcastMembers.options())) {
+            Long first = null;
+            for (int i = 0; i < 3; i++) {
+                Lease lease = client.lock("reused-owner").tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+                long owner = HazelcastMembers.cpOwnerThread("reused-owner");
+                if (first == null) {
+                    first = owner;
+                }
+                assertThat(owner).as("the owner id of grant " + i).isEqualTo(first);
+                lease.release();
+            }
+            Lease a = client.lock("owner-a").tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            Lease b = client.lock("owner-b").tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+            assertThat(HazelcastMembers.cpOwnerThread("owner-a")).isNotEqualTo(HazelcastMembers.cpOwnerThread("owner-b"));
+            a.release();
+            b.release();
+        }
+    }
+
     @Test
     void aCpUriAgainstACpSubsystemInUnsafeModeIsRefused() {
         assertThatThrownBy(() -> Locks.connect(URI.create(HazelcastMembers.unsafe().uri("hazelcast", "")), QUICK))

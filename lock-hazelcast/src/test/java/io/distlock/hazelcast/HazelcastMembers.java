@@ -144,6 +144,14 @@ final class HazelcastMembers {
     }
 
     /**
+     * @param lockName a held lock's name
+     * @return the thread id its {@code FencedLock} is held under, as the CP group answers
+     */
+    static long cpOwnerThread(String lockName) {
+        return ownership(lockName).threadId;
+    }
+
+    /**
      * Closes the CP session that holds {@code lockName} on the group with an operator's
      * {@code forceCloseSession} (run on a member); returns once the group has let go of the lock.
      *

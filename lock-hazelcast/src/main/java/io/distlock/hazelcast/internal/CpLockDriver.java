@@ -177,7 +177,13 @@ public final class CpLockDriver implements LockDriver {
     @Override
     public boolean release(Grant grant) {
         Owners.Owner owner = (Owners.Owner) grant.handle();
-        boolean released = unlock(grant.name(), (Long) grant.session(), owner.threadId);
+        boolean released;
+        try {
+            released = unlock(grant.name(), (Long) grant.session(), owner.threadId);
+        } catch (RuntimeException e) {
+            owner.uncertain = true; // an unlock may still land: this owner's id is not reused
+            throw e;
+        }
         if (!owner.uncertain) {
             owners.forget(grant.ownerToken());
         }
@@ -194,8 +200,9 @@ public final class CpLockDriver implements LockDriver {
         for (int i = 0; i < MAX_UNLOCKS; i++) {
             boolean stillHeld;
             try {
-                stillHeld = FencedLockUnlockCodec.decodeResponse(connection.call(FencedLockUnlockCodec.encodeRequest(group,
-                        name, sessionId, threadId, UUID.randomUUID()), name, -1));
+                ClientMessage unlock = FencedLockUnlockCodec.encodeRequest(group, name, sessionId, threadId, UUID.randomUUID());
+                unlock.setRetryable(false); // never re-sent by the Hazelcast client: see Owners on reused ids
+                stillHeld = FencedLockUnlockCodec.decodeResponse(connection.call(unlock, name, -1));
             } catch (IllegalMonitorStateException | SessionExpiredException e) {
                 // Not this owner's (any more), or its session is gone, and every lock with it.
                 return i > 0;

@@ -272,7 +272,12 @@ public final class MapLockDriver implements LockDriver {
         if (firstTaken || secondTaken) {
             // The holder left between the two tries: one hold only, which the extension's check cannot
             // keep; give it back and try again later.
-            unlocked(connection.send(unlock(key, owner), map, partition), connection.deadline());
+            try {
+                unlocked(connection.send(unlock(key, owner), map, partition), connection.deadline());
+            } catch (RuntimeException e) {
+                owner.uncertain = true;
+                throw e;
+            }
         }
         owners.forget(request.ownerToken());
         return Attempt.busy();
@@ -343,8 +348,14 @@ public final class MapLockDriver implements LockDriver {
             long deadline = connection.deadline();
             CompletableFuture<ClientMessage> first = connection.send(unlock(hold.key, hold.owner), map, hold.partition);
             CompletableFuture<ClientMessage> second = connection.send(unlock(hold.key, hold.owner), map, hold.partition);
-            boolean released = unlocked(first, deadline);
-            unlocked(second, deadline);
+            boolean released;
+            try {
+                released = unlocked(first, deadline);
+                unlocked(second, deadline);
+            } catch (RuntimeException e) {
+                hold.owner.uncertain = true; // an unlock may still land: this owner's id is not reused
+                throw e;
+            }
             owners.forget(grant.ownerToken());
             return released;
         }
@@ -428,8 +439,11 @@ public final class MapLockDriver implements LockDriver {
         return request;
     }
 
+    /** An unlock, never re-sent by the Hazelcast client either: a late copy must not find the owner's id reused (see {@link Owners}). */
     private ClientMessage unlock(Data key, Owners.Owner owner) {
-        return MapUnlockCodec.encodeRequest(map, key, owner.threadId, references.getAndIncrement());
+        ClientMessage request = MapUnlockCodec.encodeRequest(map, key, owner.threadId, references.getAndIncrement());
+        request.setRetryable(false);
+        return request;
     }
 
     @Override

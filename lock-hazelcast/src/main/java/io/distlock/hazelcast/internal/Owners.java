@@ -1,8 +1,10 @@
 package io.distlock.hazelcast.internal;
 
+import java.util.Deque;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -12,6 +14,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * held name is refused, not re-entered: TCK 1.6), and any thread can extend or release a lease.
  * The ids are this client's own sequence: the Hazelcast client is private to one distlock client,
  * so no Hazelcast thread of it takes locks with an id that could collide.
+ *
+ * <p><b>Ids are reused</b> once a request is forgotten with every attempt answered. A CP lock keeps,
+ * per owner (session, thread id), the ids of its calls, to answer a repeated call as the first was
+ * answered; it drops an owner's entries at that owner's next release, or when the session closes.
+ * An id used once and never again would leave one entry per acquire for the life of the session
+ * (a leak on the CP group, and a release that scans them all: it made every cycle slower). An owner
+ * with an unanswered call keeps its id: a late copy of that call must never find a new request
+ * holding under it (it would re-enter a re-entrant lock).
  */
 final class Owners {
 
@@ -44,6 +54,8 @@ final class Owners {
     }
 
     private final AtomicLong nextThreadId = new AtomicLong(1);
+    /** Ids of forgotten owners whose every call was answered, latest first (so that few ids are in use). */
+    private final Deque<Long> free = new ConcurrentLinkedDeque<>();
     private final Map<String, Owner> byToken = new ConcurrentHashMap<>();
 
     /**
@@ -51,7 +63,10 @@ final class Owners {
      * @return its owner, made on first use
      */
     Owner of(String ownerToken) {
-        return byToken.computeIfAbsent(ownerToken, token -> new Owner(nextThreadId.getAndIncrement()));
+        return byToken.computeIfAbsent(ownerToken, token -> {
+            Long reused = free.pollFirst();
+            return new Owner(reused != null ? reused : nextThreadId.getAndIncrement());
+        });
     }
 
     /**
@@ -68,6 +83,9 @@ final class Owners {
      * @param ownerToken its owner token
      */
     void forget(String ownerToken) {
-        byToken.remove(ownerToken);
+        Owner owner = byToken.remove(ownerToken);
+        if (owner != null && !owner.uncertain) {
+            free.addFirst(owner.threadId);
+        }
     }
 }
