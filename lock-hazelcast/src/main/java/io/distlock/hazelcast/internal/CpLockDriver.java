@@ -6,6 +6,7 @@ import com.hazelcast.client.impl.protocol.codec.FencedLockGetLockOwnershipCodec;
 import com.hazelcast.client.impl.protocol.codec.FencedLockTryLockCodec;
 import com.hazelcast.client.impl.protocol.codec.FencedLockUnlockCodec;
 import com.hazelcast.cp.CPGroup;
+import com.hazelcast.cp.exception.CPGroupDestroyedException;
 import com.hazelcast.cp.internal.RaftGroupId;
 import com.hazelcast.cp.internal.datastructures.exception.WaitKeyCancelledException;
 import com.hazelcast.cp.internal.session.SessionExpiredException;
@@ -19,8 +20,11 @@ import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -41,6 +45,18 @@ public final class CpLockDriver implements LockDriver {
     private static final int MAX_UNLOCKS = 64;
     private static final long INVALID_FENCE = 0;
     private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    /**
+     * The {@code default} group's id, by cluster id, as this JVM's clients learnt it. Finding it is a
+     * linearizable read of the METADATA group, which a member forwards to the leader it knows: while
+     * that leader is frozen, no member answers it until the cluster drops the frozen member (and not
+     * within a minute once, on 2 loaded cores). A client connecting then needs the default group only
+     * (whose own leader may be healthy): one that another client of this JVM connected to before
+     * asks nothing of METADATA. The id stays the group's until the CP Subsystem is reset; a session
+     * opened with an id from before then is refused ({@code CPGroupDestroyedException}), and the id
+     * is asked for again.
+     */
+    private static final Map<UUID, RaftGroupId> KNOWN_GROUPS = new ConcurrentHashMap<>();
 
     private final HazelcastConnection connection;
     private final RaftGroupId group;
@@ -71,14 +87,30 @@ public final class CpLockDriver implements LockDriver {
         long deadline = System.nanoTime() + options.connectTimeout().toNanos();
         HazelcastConnection connection = HazelcastConnection.open(endpoint, options);
         try {
+            Optional<UUID> cluster = connection.clusterId();
+            RaftGroupId known = cluster.map(KNOWN_GROUPS::get).orElse(null);
+            if (known != null) {
+                try {
+                    return withSession(connection, known, context, deadline);
+                } catch (CPGroupDestroyedException stale) {
+                    KNOWN_GROUPS.remove(cluster.get(), known); // the CP Subsystem was reset since: ask again
+                }
+            }
             RaftGroupId group = withinConnectTimeout(deadline, () -> defaultGroup(connection));
-            CpLockDriver driver = new CpLockDriver(connection, group, context);
-            withinConnectTimeout(deadline, driver.session::acquire);
+            CpLockDriver driver = withSession(connection, group, context, deadline);
+            cluster.ifPresent(id -> KNOWN_GROUPS.put(id, group));
             return driver;
         } catch (RuntimeException e) {
             connection.close();
             throw e;
         }
+    }
+
+    private static CpLockDriver withSession(HazelcastConnection connection, RaftGroupId group, DriverContext context,
+            long deadline) {
+        CpLockDriver driver = new CpLockDriver(connection, group, context);
+        withinConnectTimeout(deadline, driver.session::acquire);
+        return driver;
     }
 
     /**

@@ -5,6 +5,7 @@ import com.hazelcast.client.config.ClientConnectionStrategyConfig;
 import com.hazelcast.client.impl.clientside.DefaultClientConnectionManagerFactory;
 import com.hazelcast.client.impl.clientside.HazelcastClientInstanceImpl;
 import com.hazelcast.client.impl.clientside.HazelcastClientProxy;
+import com.hazelcast.client.impl.connection.ClientConnection;
 import com.hazelcast.client.impl.protocol.ClientMessage;
 import com.hazelcast.client.impl.spi.impl.ClientInvocation;
 import com.hazelcast.core.HazelcastInstance;
@@ -25,6 +26,8 @@ import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -219,6 +222,15 @@ final class HazelcastConnection implements AutoCloseable {
      */
     int partitionOf(Data key) {
         return internals.getClientPartitionService().getPartitionId(key);
+    }
+
+    /**
+     * @return the id of the cluster the client is connected to (its members' shared id, set by the
+     *         master when the cluster started), if a connection is up
+     */
+    Optional<UUID> clusterId() {
+        return internals.getConnectionManager().getActiveConnections().stream().map(ClientConnection::getClusterUuid)
+                .filter(Objects::nonNull).findFirst();
     }
 
     /**
