@@ -4,13 +4,11 @@ import io.distlock.LockOptions;
 import io.distlock.redis.RedisLockBackend;
 import io.distlock.spi.Attempt;
 import io.distlock.tck.fixtures.NoEngine;
-import io.distlock.spi.LockBackend;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 
 import java.net.URI;
 import java.time.Duration;
-import java.util.ServiceLoader;
 
 /**
  * A diagnostic row: a backend's driver called directly, without the engine (no SecureRandom owner
@@ -40,17 +38,11 @@ final class DriverOnly extends LoopScenario {
                 new RedisLockBackend().connect(URI.create(uri), LockOptions.defaults(), NoEngine.INSTANCE), lockName);
     }
 
-    /**
-     * The driver of the backend that serves {@code uri}'s scheme (found as the engine finds it, by
-     * {@link ServiceLoader}: the bench has the backend on its runtime path only), with nothing but the
-     * driver in the loop.
-     */
+    /** The driver of the installed backend of {@code uri}'s scheme ({@link Peers#backend}), with nothing but the driver in the loop. */
     static DriverOnly of(String name, String uri, String lockName) {
         URI parsed = URI.create(uri);
-        LockBackend backend = ServiceLoader.load(LockBackend.class).stream().map(ServiceLoader.Provider::get)
-                .filter(candidate -> candidate.descriptor().scheme().equals(parsed.getScheme())).findFirst()
-                .orElseThrow(() -> new IllegalStateException("no backend for " + parsed.getScheme() + "://"));
-        return new DriverOnly(name, backend.connect(parsed, LockOptions.defaults(), NoEngine.INSTANCE), lockName);
+        return new DriverOnly(name, Peers.backend(parsed.getScheme()).connect(parsed, LockOptions.defaults(), NoEngine.INSTANCE),
+                lockName);
     }
 
     @Override

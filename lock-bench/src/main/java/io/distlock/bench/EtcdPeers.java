@@ -35,7 +35,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.ServiceLoader;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
@@ -375,14 +374,6 @@ final class EtcdPeers implements AutoCloseable {
 
     /** @return the installed {@code etcd://} backend */
     static LockBackend etcdBackend() {
-        // Not the counting wrapper, which asks this method for its delegate.
-        for (ServiceLoader.Provider<LockBackend> provider : ServiceLoader.load(LockBackend.class, EtcdPeers.class.getClassLoader())
-                .stream().filter(p -> p.type() != CountingEtcdBackend.class).toList()) {
-            LockBackend backend = provider.get();
-            if (backend.descriptor().scheme().equals("etcd")) {
-                return backend;
-            }
-        }
-        throw new IllegalStateException("etcd:// is not installed (add lock-etcd to lock-bench's dependencies)");
+        return Peers.backend("etcd");
     }
 }

@@ -5,6 +5,7 @@ import io.distlock.Feature;
 import io.distlock.Locks;
 import io.distlock.bench.DistlockHoldUncontended.Hold;
 import io.distlock.redis.support.LockScripts;
+import io.distlock.spi.LockBackend;
 import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.RedisServer;
 
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.ServiceLoader;
 import java.util.StringJoiner;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -50,6 +52,24 @@ final class Peers implements AutoCloseable {
 
     static boolean installed(String scheme) {
         return Locks.backends().stream().map(BackendDescriptor::scheme).anyMatch(scheme::equals);
+    }
+
+    /**
+     * The installed backend of {@code scheme}, found as the engine finds it ({@link ServiceLoader}: the
+     * bench has the backends on its runtime path only), for the rows that call a driver directly. Not
+     * the bench's own counting wrappers, which ask this method for their delegates.
+     *
+     * @throws IllegalStateException if no backend of {@code scheme} is installed
+     */
+    static LockBackend backend(String scheme) {
+        for (ServiceLoader.Provider<LockBackend> provider : ServiceLoader.load(LockBackend.class, Peers.class.getClassLoader())
+                .stream().filter(p -> p.type() != CountingEtcdBackend.class && p.type() != CountingRedisBackend.class).toList()) {
+            LockBackend backend = provider.get();
+            if (backend.descriptor().scheme().equals(scheme)) {
+                return backend;
+            }
+        }
+        throw new IllegalStateException(scheme + ":// is not installed (add its module to lock-bench's dependencies)");
     }
 
     /**

@@ -270,17 +270,25 @@ final class MemoryServer {
      */
     Answer grantPermit(String key, String owner, Duration leaseTime, String description, Hold hold) {
         synchronized (this) {
-            long now = System.nanoTime();
-            Entry entry = new Entry(owner, leaseTime.toNanos(), description, hold);
-            entry.granted = true;
-            entry.claimed = true;
-            entry.fence = nextFence(key);
-            entry.grantedAtMillis = System.currentTimeMillis();
-            entry.expiresAt = now + honoured(entry.leaseNanos);
-            queues.computeIfAbsent(key, k -> new ArrayDeque<>()).addFirst(entry);
+            Entry entry = writeGrant(key, owner, leaseTime, description, hold);
+            entry.expiresAt = System.nanoTime() + honoured(entry.leaseNanos);
             scheduleExpiry(key, entry.expiresAt);
             return new Answer(true, entry.fence, Duration.ZERO);
         }
+    }
+
+    /**
+     * A defect's write: a grant put at the head of {@code key}'s queue without looking at who else is
+     * there, with a new fence; the caller sets its expiry.
+     */
+    private Entry writeGrant(String key, String owner, Duration leaseTime, String description, Hold hold) {
+        Entry entry = new Entry(owner, leaseTime.toNanos(), description, hold);
+        entry.granted = true;
+        entry.claimed = true;
+        entry.fence = nextFence(key);
+        entry.grantedAtMillis = System.currentTimeMillis();
+        queues.computeIfAbsent(key, k -> new ArrayDeque<>()).addFirst(entry);
+        return entry;
     }
 
     /**
@@ -573,13 +581,7 @@ final class MemoryServer {
                 held = grantedHead(name); // the defect: whoever holds the lock is prolonged
             }
             if (held == null && bug == Bug.EXTEND_TAKES_FREE_LOCK && grantedHead(name) == null) {
-                // The defect: a free lock is taken again for the owner, with a new fence.
-                held = new Entry(owner, leaseTime.toNanos(), "an extension", Hold.EXCLUSIVE);
-                held.granted = true;
-                held.claimed = true;
-                held.fence = nextFence(name);
-                held.grantedAtMillis = System.currentTimeMillis();
-                queues.computeIfAbsent(name, k -> new ArrayDeque<>()).addFirst(held);
+                held = writeGrant(name, owner, leaseTime, "an extension", Hold.EXCLUSIVE); // the defect: a free lock taken again
             }
             if (held == null) {
                 return false;
