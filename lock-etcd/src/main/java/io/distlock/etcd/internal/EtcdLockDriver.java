@@ -332,30 +332,16 @@ public final class EtcdLockDriver implements LockDriver {
             watchRevocations(mine);
             return Attempt.granted(grant);
         }
-        // Not first: watch only the key just before ours, from the revision it was read at.
+        // Not first: watch only the key just before ours, for its deletion (from now; LineWatch says why).
         GetResponse before = known != null ? known : session.call(() -> session.kv().get(line.dir, before(mine)),
                 "find the request before ours for '" + request.name() + "'");
         long readAt = known != null ? knownAt : before.getHeader().getRevision();
         if (before.getKvs().isEmpty()) {
             return null; // everyone before us left meanwhile: look again
         }
-        String name = request.name();
-        WatchOption deletions = WatchOption.builder().withRevision(readAt + 1).withNoPut(true).build();
-        line.watching(session.watches().watch(before.getKvs().get(0).getKey(), deletions, io.etcd.jetcd.Watch.listener(
-                response -> {
-                    for (WatchEvent event : response.getEvents()) {
-                        if (event.getEventType() == WatchEvent.EventType.DELETE) {
-                            line.changed = true;
-                            waiters.wake(name);
-                            return;
-                        }
-                    }
-                },
-                error -> {
-                    // The watch broke (compaction, a closed client): look at the server next time.
-                    line.changed = true;
-                    waiters.wake(name);
-                })));
+        KeyValue predecessor = before.getKvs().get(0);
+        LineWatch.start(session, line, predecessor.getKey(), WatchOption.builder().withNoPut(true), readAt, predecessor,
+                event -> event.getEventType() == WatchEvent.EventType.DELETE, waiters);
         return Attempt.busy();
     }
 

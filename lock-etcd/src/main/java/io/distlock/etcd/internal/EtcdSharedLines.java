@@ -21,8 +21,6 @@ import io.etcd.jetcd.watch.WatchEvent;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The lines of read-write locks and semaphores: one key per request, bound to the session lease and
@@ -131,11 +129,11 @@ final class EtcdSharedLines {
         switch (hold.kind()) {
             case WRITE: {
                 List<KeyValue> latest = reads.get(0).getKvs();
-                return latest.size() < 2 ? Outcome.GRANTED : waitFor(line, latest.get(1).getKey(), mine);
+                return latest.size() < 2 ? Outcome.GRANTED : waitFor(line, latest.get(1), mine);
             }
             case READ: {
                 List<KeyValue> writer = reads.get(0).getKvs();
-                return writer.isEmpty() ? Outcome.GRANTED : waitFor(line, writer.get(0).getKey(), mine);
+                return writer.isEmpty() ? Outcome.GRANTED : waitFor(line, writer.get(0), mine);
             }
             default:
                 checkCount(request, line, reads.subList(1, 3));
@@ -196,7 +194,7 @@ final class EtcdSharedLines {
         long readAt = look.getHeader().getRevision();
         List<KeyValue> ahead = got.get(1).getKvs();
         if (hold.kind() != Hold.Kind.PERMIT) {
-            return ahead.isEmpty() ? Outcome.GRANTED : waitFor(line, ahead.get(0).getKey(), readAt);
+            return ahead.isEmpty() ? Outcome.GRANTED : waitFor(line, ahead.get(0), readAt);
         }
         if (checkCount) {
             checkCount(request, line, got.subList(2, 4));
@@ -252,64 +250,33 @@ final class EtcdSharedLines {
     }
 
     /**
-     * Watches one key (the writer before a reader, the key before a writer) for its deletion, from
-     * after {@code readAt}; a watch of the same key for the same key of ours goes on.
+     * Watches one key (the writer before a reader, the key before a writer), as read at {@code
+     * readAt}, for its deletion; a watch of the same key for the same key of ours goes on.
      */
-    private Outcome waitFor(EtcdLine line, ByteSequence predecessor, long readAt) {
-        if (line.watches(predecessor)) {
+    private Outcome waitFor(EtcdLine line, KeyValue predecessor, long readAt) {
+        if (line.watches(predecessor.getKey())) {
             return Outcome.BUSY;
         }
-        WatchOption deletions = WatchOption.builder().withRevision(readAt + 1).withNoPut(true).build();
-        watch(line, predecessor, deletions, waitersOf(line.hold), event -> event.getEventType() == WatchEvent.EventType.DELETE);
+        LineWatch.start(session, line, predecessor.getKey(), WatchOption.builder().withNoPut(true), readAt, predecessor,
+                event -> event.getEventType() == WatchEvent.EventType.DELETE, waitersOf(line.hold));
         return Outcome.BUSY;
     }
 
     /**
-     * Watches the semaphore's keys for deletions, from after {@code readAt}, with each deleted key's
-     * previous state: only a deletion of a key created before ours can let it in. The keys ahead of
-     * ours only go, so one watch serves every later look of the same key of ours.
+     * Watches the semaphore's keys for deletions, as read at {@code readAt}, with each deleted
+     * key's previous state: only a deletion of a key created before ours can let it in. The keys
+     * ahead of ours only go, so one watch serves every later look of the same key of ours.
      */
     private Outcome waitForPermits(EtcdLine line, long readAt) {
         if (line.watches(line.dir)) {
             return Outcome.BUSY;
         }
         long mine = line.createRevision;
-        WatchOption deletions = WatchOption.builder().isPrefix(true).withRevision(readAt + 1).withNoPut(true).withPrevKV(true).build();
         // Without a previous state (compacted), the deletion may have been ahead of ours.
-        watch(line, line.dir, deletions, semaphoreWaiters, event -> event.getEventType() == WatchEvent.EventType.DELETE
-                && (event.getPrevKV() == null || event.getPrevKV().getCreateRevision() < mine));
+        LineWatch.start(session, line, line.dir, WatchOption.builder().isPrefix(true).withNoPut(true).withPrevKV(true), readAt, null,
+                event -> event.getEventType() == WatchEvent.EventType.DELETE
+                        && (event.getPrevKV() == null || event.getPrevKV().getCreateRevision() < mine), semaphoreWaiters);
         return Outcome.BUSY;
-    }
-
-    /** Starts {@code line}'s watch: an event that {@code lets} marks the line and wakes the waiters of its name. */
-    private void watch(EtcdLine line, ByteSequence target, WatchOption option, Waiters waiters,
-                       java.util.function.Predicate<WatchEvent> lets) {
-        String name = line.name;
-        AtomicReference<io.etcd.jetcd.Watch.Watcher> self = new AtomicReference<>();
-        AtomicBoolean broke = new AtomicBoolean();
-        io.etcd.jetcd.Watch.Watcher started = session.watches().watch(target, option, io.etcd.jetcd.Watch.listener(response -> {
-            for (WatchEvent event : response.getEvents()) {
-                if (lets.test(event)) {
-                    line.changed = true;
-                    waiters.wake(name);
-                    return;
-                }
-            }
-        }, error -> {
-            // The watch broke (compaction, a closed client): look at the server next time, and watch anew.
-            broke.set(true);
-            io.etcd.jetcd.Watch.Watcher watcher = self.get();
-            if (watcher != null) {
-                line.watchBroke(watcher);
-            }
-            line.changed = true;
-            waiters.wake(name);
-        }));
-        self.set(started);
-        line.watching(started, target);
-        if (broke.get()) {
-            line.watchBroke(started); // it broke before it was recorded
-        }
     }
 
     /** Registers the engine's waiter of {@code request} with the waiters of its primitive. */
