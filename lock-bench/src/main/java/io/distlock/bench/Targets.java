@@ -108,6 +108,16 @@ final class Targets {
                     + "× jetcd Lock; distlock etcd is " + f(median(report.ratios(EtcdPeers.DISTLOCK, EtcdPeers.FLOOR, false)))
                     + "× that floor, its driver without the engine " + f(median(report.ratios(EtcdPeers.DRIVER, EtcdPeers.FLOOR, false))) + "×");
         }
+        if (!report.row(EtcdPeers.CONTENDED_DISTLOCK).isEmpty()) {
+            double p99Ms = median(report.row(EtcdPeers.CONTENDED_DISTLOCK).stream().mapToDouble(m -> m.p99() / 1e6).toArray());
+            lines.add(line(p99Ms <= 10, "etcd contended hand-off p99 " + String.format(Locale.ROOT, "%.1f", p99Ms)
+                    + " ms, 4 clients (target ≤ 10 ms)"));
+            if (!report.row(EtcdPeers.CONTENDED_JETCD).isEmpty()) {
+                double p50 = median(report.ratios(EtcdPeers.CONTENDED_DISTLOCK, EtcdPeers.CONTENDED_JETCD, false));
+                lines.add(line(p50 <= 1.0, "etcd contended hand-off p50 " + f(p50) + "× jetcd Lock's (target ≤ 1.0×); p99 "
+                        + f(median(report.ratios(EtcdPeers.CONTENDED_DISTLOCK, EtcdPeers.CONTENDED_JETCD, true))) + "×"));
+            }
+        }
         for (String[] hz : List.of(
                 new String[] {HazelcastPeers.DISTLOCK_CP, HazelcastPeers.FENCED_LOCK, "Hazelcast CP", "FencedLock lockAndGetFence+unlock"},
                 new String[] {HazelcastPeers.DISTLOCK_MAP, HazelcastPeers.IMAP, "Hazelcast map", "IMap lock+unlock"})) {

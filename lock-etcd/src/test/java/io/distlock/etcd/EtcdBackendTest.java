@@ -95,6 +95,66 @@ class EtcdBackendTest {
     }
 
     /**
+     * Two clients hand one lock back and forth, each waiting for the other's key to go every time:
+     * a client's waiters hear of the deletions in a line through one watch of it that outlives
+     * each wait (a watch started per wait is caught up by etcd only every 100 ms when a write
+     * lands as it starts, which stalled about one hand-off in a hundred; see LineFeeds). The
+     * member's own count of watch streams shows it; the recorded history shows the hand-offs.
+     */
+    @Test
+    void aClientsWaitersHearOfTheLinesDeletionsThroughOneWatchAcrossHandOffs() throws Exception {
+        int rounds = 25;
+        try (LockClient a = client("/feed"); LockClient b = client("/feed")) {
+            a.lock("job").tryAcquire(Duration.ofSeconds(10)).orElseThrow().release(); // each client's watch of revocation records
+            b.lock("job").tryAcquire(Duration.ofSeconds(10)).orElseThrow().release();
+            long watchesBefore = watchStreamsStarted();
+            List<String> history = new CopyOnWriteArrayList<>();
+            CompletableFuture<Void> first = CompletableFuture.runAsync(() -> handOff(a, "a", rounds, history));
+            CompletableFuture<Void> second = CompletableFuture.runAsync(() -> handOff(b, "b", rounds, history));
+            CompletableFuture.allOf(first, second).get(2, TimeUnit.MINUTES);
+            long watchesStarted = watchStreamsStarted() - watchesBefore;
+
+            assertThat(history).hasSize(4 * rounds);
+            for (int i = 0; i < history.size(); i += 2) {
+                String holder = history.get(i).substring(0, 1);
+                assertThat(history.subList(i, i + 2)).as("one holder at a time, at %d of %s", i, history)
+                        .containsExactly(holder + " acquired", holder + " releases");
+            }
+            assertThat(watchesStarted).as("watch streams the two clients started for %d waits", 2 * rounds - 1)
+                    .isLessThanOrEqualTo(4);
+        }
+    }
+
+    /** Takes the lock {@code rounds} times; holds it each time until the other client's request waits in line behind it. */
+    private static void handOff(LockClient client, String id, int rounds, List<String> history) {
+        for (int i = 0; i < rounds; i++) {
+            try {
+                Lease lease = client.lock("job").tryAcquire(Duration.ofSeconds(10), Duration.ofSeconds(30)).orElseThrow();
+                history.add(id + " acquired");
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> etcd.keys("/feed/locks/job/").size() == 2
+                        || history.stream().filter(e -> e.endsWith("acquired")).count() == 2L * rounds);
+                history.add(id + " releases");
+                lease.release();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /** @return the Watch streams the member has started ({@code grpc_server_started_total}); each jetcd watch is one */
+    private static long watchStreamsStarted() throws Exception {
+        String metrics;
+        try (java.io.InputStream in = URI.create(etcd.clientUrls().get(0) + "/metrics").toURL().openStream()) {
+            metrics = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        return metrics.lines()
+                .filter(line -> line.startsWith("grpc_server_started_total{") && line.contains("grpc_method=\"Watch\""))
+                .mapToLong(line -> (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1)))
+                .sum();
+    }
+
+    /**
      * The member is frozen, so an acquire's call waits for an answer that does not come (an attempt
      * waits a quarter of the 20 s operation timeout before it is sent again); closing the client
      * must end that acquire at once with {@link IllegalStateException}, not after the attempt's wait.

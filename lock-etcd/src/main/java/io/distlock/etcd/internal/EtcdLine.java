@@ -3,7 +3,6 @@ package io.distlock.etcd.internal;
 import io.distlock.spi.Hold;
 import io.distlock.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 
@@ -53,7 +52,7 @@ final class EtcdLine {
      * withdrawal needs no marker.
      */
     volatile boolean settled;
-    private Watch.Watcher watcher;
+    private Wait watcher;
     /** What {@link #watcher} watches (a key, or a line's directory), and for which create revision of ours. */
     private ByteSequence watched;
     private long watchedFor;
@@ -74,16 +73,21 @@ final class EtcdLine {
         return new Cmp(key, Cmp.Op.EQUAL, CmpTarget.value(value));
     }
 
-    /** Replaces what this request watches (the key before it, or the keys ahead of it). */
-    synchronized void watching(Watch.Watcher watcher) {
-        watching(watcher, null);
+    /**
+     * What a waiting request keeps open to hear that what stands before it went: a watch of its own
+     * ({@link LineWatch}), or a subscription to its client's feed of the line's deletions
+     * ({@link LineFeeds}).
+     */
+    interface Wait {
+        /** Ends it; nothing is told after. */
+        void close();
     }
 
     /**
      * Replaces what this request watches with {@code watcher}, which watches {@code target} for this
      * request's key as it is now.
      */
-    synchronized void watching(Watch.Watcher watcher, ByteSequence target) {
+    synchronized void watching(Wait watcher, ByteSequence target) {
         stopWatching();
         this.watcher = watcher;
         this.watched = target;
@@ -100,7 +104,7 @@ final class EtcdLine {
     }
 
     /** The watch {@code broken} ended on an error: the next look starts another. */
-    synchronized void watchBroke(Watch.Watcher broken) {
+    synchronized void watchBroke(Wait broken) {
         if (watcher == broken) {
             watcher = null;
             watched = null;

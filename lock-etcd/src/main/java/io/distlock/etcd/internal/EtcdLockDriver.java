@@ -54,8 +54,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * request's key and the first key. One round trip decides an uncontended acquire, and a retry after
  * a lost reply finds the request's own key by its owner token (the key's name) instead of writing a
  * second one. A request that is not first reads the key just before its own (one more round trip)
- * and watches only that key, from the revision it was read at, for its deletion: no herd, and no
- * deletion is missed between the read and the watch. Between deletions an attempt asks the server
+ * and waits for that key to go, told by the client's feed of the line's deletions ({@link
+ * LineFeeds}: one watch per line, kept across waits, so no watch is started per hand-off): no herd
+ * of requests, and no deletion is missed between the read and the wait. Between deletions an attempt asks the server
  * nothing, but for one look per keep-alive period (a watch whose member hangs gets no events, and
  * jetcd cannot tell): the notifications are reliable, so the engine does not poll.
  *
@@ -105,6 +106,8 @@ public final class EtcdLockDriver implements LockDriver {
     private final EtcdInspector inspector;
     /** The read-write locks' and semaphores' lines: when their keys are granted, and what their waiters watch. */
     private final EtcdSharedLines shared;
+    /** The feeds of deletions the waiting requests of this client subscribe to, one per line directory. */
+    private final LineFeeds feeds;
     /**
      * The client's one watch on the revocation records ({@code <prefix>/revoked/}), started at its
      * first grant; null before, and after it broke (the next grant starts it again).
@@ -134,6 +137,10 @@ public final class EtcdLockDriver implements LockDriver {
                 // its line once per keep-alive period: a missed wake-up costs a third of the session
                 // TTL at most, and the notifications stay reliable.
                 lookAgain();
+                LineFeeds lines = feeds;
+                if (lines != null) { // null: heard during the connect, before the constructor set it
+                    lines.sweep();
+                }
             }
 
             @Override
@@ -142,7 +149,8 @@ public final class EtcdLockDriver implements LockDriver {
             }
         });
         this.inspector = new EtcdInspector(session, prefix, context.owner());
-        this.shared = new EtcdSharedLines(session, prefix);
+        this.feeds = new LineFeeds(session);
+        this.shared = new EtcdSharedLines(session, prefix, feeds);
     }
 
     /**
@@ -332,7 +340,7 @@ public final class EtcdLockDriver implements LockDriver {
             watchRevocations(mine);
             return Attempt.granted(grant);
         }
-        // Not first: watch only the key just before ours, for its deletion (from now; LineWatch says why).
+        // Not first: wait for the key just before ours to go, told by the client's feed of the line's deletions.
         GetResponse before = known != null ? known : session.call(() -> session.kv().get(line.dir, before(mine)),
                 "find the request before ours for '" + request.name() + "'");
         long readAt = known != null ? knownAt : before.getHeader().getRevision();
@@ -340,8 +348,7 @@ public final class EtcdLockDriver implements LockDriver {
             return null; // everyone before us left meanwhile: look again
         }
         KeyValue predecessor = before.getKvs().get(0);
-        LineWatch.start(session, line, predecessor.getKey(), WatchOption.builder().withNoPut(true), readAt, predecessor,
-                event -> event.getEventType() == WatchEvent.EventType.DELETE, waiters);
+        feeds.await(line, predecessor, readAt, waiters);
         return Attempt.busy();
     }
 
@@ -747,6 +754,7 @@ public final class EtcdLockDriver implements LockDriver {
             }
         }
         requests.values().forEach(EtcdLine::stopWatching);
+        feeds.close();
         session.close();
     }
 }

@@ -65,13 +65,16 @@ final class EtcdSharedLines {
 
     private final EtcdSession session;
     private final String prefix;
+    /** The client's feeds of deletions, which a reader's or writer's wait for one key subscribes to. */
+    private final LineFeeds feeds;
     /** Read-write lock name → the engine's waiters in this client for either side. */
     private final Waiters readWriteWaiters = new Waiters();
     /** Semaphore name → the engine's waiters in this client for one of its permits. */
     private final Waiters semaphoreWaiters = new Waiters();
 
-    EtcdSharedLines(EtcdSession session, String prefix) {
+    EtcdSharedLines(EtcdSession session, String prefix, LineFeeds feeds) {
         this.session = session;
+        this.feeds = feeds;
         this.prefix = prefix;
     }
 
@@ -250,15 +253,15 @@ final class EtcdSharedLines {
     }
 
     /**
-     * Watches one key (the writer before a reader, the key before a writer), as read at {@code
-     * readAt}, for its deletion; a watch of the same key for the same key of ours goes on.
+     * Waits for one key (the writer before a reader, the key before a writer), as read at {@code
+     * readAt}, to go, told by the client's feed of the line's deletions; a wait for the same key for
+     * the same key of ours goes on.
      */
     private Outcome waitFor(EtcdLine line, KeyValue predecessor, long readAt) {
         if (line.watches(predecessor.getKey())) {
             return Outcome.BUSY;
         }
-        LineWatch.start(session, line, predecessor.getKey(), WatchOption.builder().withNoPut(true), readAt, predecessor,
-                event -> event.getEventType() == WatchEvent.EventType.DELETE, waitersOf(line.hold));
+        feeds.await(line, predecessor, readAt, waitersOf(line.hold));
         return Outcome.BUSY;
     }
 
@@ -273,7 +276,7 @@ final class EtcdSharedLines {
         }
         long mine = line.createRevision;
         // Without a previous state (compacted), the deletion may have been ahead of ours.
-        LineWatch.start(session, line, line.dir, WatchOption.builder().isPrefix(true).withNoPut(true).withPrevKV(true), readAt, null,
+        LineWatch.start(session, line, WatchOption.builder().isPrefix(true).withNoPut(true).withPrevKV(true), readAt,
                 event -> event.getEventType() == WatchEvent.EventType.DELETE
                         && (event.getPrevKV() == null || event.getPrevKV().getCreateRevision() < mine), semaphoreWaiters);
         return Outcome.BUSY;
