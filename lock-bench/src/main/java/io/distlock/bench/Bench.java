@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 
 /**
@@ -133,6 +134,7 @@ public final class Bench {
                     peers.startHazelcast(log::println); // first: its members come up while the other servers start
                 }
                 Scenarios.redisSingle(redis, scenarios);
+                peers.footprint("single Redis", redis.uri());
                 Scenarios.redisHolds(redis, scenarios, log::println);
                 if (!peers.redlock(scenarios)) {
                     log.println("redlock:// is not installed: no Redlock row (add lock-redlock to lock-bench's dependencies)");
@@ -177,6 +179,11 @@ public final class Bench {
                     }
                     if (settings.leases > 0 && etcdScale) {
                         results.add(peers.etcdScale(settings.leases, settings.leaseTime));
+                    }
+                    for (Map.Entry<String, String> backend : peers.footprints().entrySet()) {
+                        if (settings.leases > 0 && selected(settings, Footprint.name(settings.leases, backend.getKey()))) {
+                            results.add(Footprint.run(backend.getKey(), backend.getValue(), settings.leases, log::println));
+                        }
                     }
                     report.addRun(results);
                     log.printf(Locale.ROOT, "run %d of %d done in %.1f s; load %s%n", run, settings.runs,

@@ -110,6 +110,11 @@ final class HazelcastPeers implements AutoCloseable {
         return new HazelcastPeers(cluster);
     }
 
+    /** @return the URI of {@code scheme} ({@code hazelcast} or {@code hazelcast-map}) on the members, once they are up */
+    String uri(String scheme) {
+        return cluster.join().uri(scheme, "");
+    }
+
     /** Waits for the members, then adds every Hazelcast row: uncontended pairs, then the contended pair. */
     void rows(List<Scenario> into) {
         HazelcastCluster members = cluster.join();

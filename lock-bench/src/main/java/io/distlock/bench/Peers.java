@@ -11,7 +11,9 @@ import io.distlock.tck.fixtures.RedisServer;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.StringJoiner;
@@ -44,6 +46,18 @@ final class Peers implements AutoCloseable {
     private EtcdPeers etcd;
     private HazelcastPeers hazelcast;
     private EtcdCluster etcdScale;
+    /** Backend → its URI on the bench's servers, for the footprint rows ({@link Footprint}), in row order. */
+    private final Map<String, String> footprints = new LinkedHashMap<>();
+
+    /** @return each backend the bench has servers for, with its URI on them (the footprint rows) */
+    Map<String, String> footprints() {
+        return footprints;
+    }
+
+    /** Adds a backend to the footprint rows. */
+    void footprint(String backend, String uri) {
+        footprints.put(backend, uri);
+    }
 
     /** @return the Redis servers started here (their CPU is counted with the rows that use them) */
     List<RedisServer> redisServers() {
@@ -102,6 +116,7 @@ final class Peers implements AutoCloseable {
         // A generous per-node timeout (default 50 ms): this measures latency, not how a loaded
         // 2-core machine's stalls count against the quorum.
         into.add(new DistlockUncontended(REDLOCK, nodes + "?nodeTimeout=1000", "redlock-uncontended", false));
+        footprint("Redlock, 5 nodes", nodes + "?nodeTimeout=1000");
         return true;
     }
 
@@ -135,6 +150,7 @@ final class Peers implements AutoCloseable {
         into.add(new DistlockUncontended(REDIS_WAIT_SINGLE, primary.uri(), "redis-wait-single-uncontended", false));
         into.add(new DistlockUncontended(REDIS_WAIT, "redis-wait://" + primary.endpoint() + "?replicas=1&waitTimeout=1000",
                 "redis-wait-uncontended", false));
+        footprint("Redis + WAIT", "redis-wait://" + primary.endpoint() + "?replicas=1&waitTimeout=1000");
         return true;
     }
 
@@ -163,6 +179,7 @@ final class Peers implements AutoCloseable {
         into.add(new ScriptsOnly(CLUSTER_SCRIPTS, scriptsPrimary.host(), scriptsPrimary.port(), true));
         String uri = "redis-cluster://" + String.join(",", cluster.seedEndpoints());
         into.add(new DistlockUncontended(CLUSTER, uri, "cluster-uncontended", false));
+        footprint("Redis Cluster, 3+3 nodes", uri);
         into.add(RedissonUncontended.rLockOnCluster(CLUSTER_REDISSON, cluster.nodeEndpoints(), "redisson-cluster-uncontended"));
         into.add(new Contended(CLUSTER_CONTENDED, List.of(Contenders.distlock(uri, "cluster-contended"),
                 Contenders.distlock(uri, "cluster-contended"), Contenders.distlock(uri, "cluster-contended"),
@@ -187,6 +204,7 @@ final class Peers implements AutoCloseable {
         redisNodes.add(server);
         into.add(new DistlockUncontended(TAIR_SINGLE, server.uri(), "tair-single-uncontended", false));
         into.add(new DistlockUncontended(TAIR, "tair://" + server.endpoint(), "tair-uncontended", false));
+        footprint("Tair", "tair://" + server.endpoint());
         return true;
     }
 
@@ -207,6 +225,9 @@ final class Peers implements AutoCloseable {
         for (ZooKeeperPeers zk : List.of(ZooKeeperPeers.inProcess(), ZooKeeperPeers.ownProcess())) {
             servers.add(zk);
             into.add(new DistlockUncontended(zk.row(ZooKeeperPeers.DISTLOCK), zk.uri(), "zk-uncontended", true));
+            if (!zk.row("").isEmpty()) { // the server in a JVM of its own, as users run it
+                footprint("ZooKeeper", zk.uri());
+            }
             into.add(zk.curatorMutex());
             Optional<DistlockHoldUncontended> semaphore = DistlockHoldUncontended.connect(Hold.PERMIT,
                     zk.row(ZooKeeperPeers.DISTLOCK_SEMAPHORE), zk.uri(), "zk-semaphore-uncontended", absent,
@@ -242,6 +263,7 @@ final class Peers implements AutoCloseable {
         etcd = EtcdPeers.start();
         servers.add(etcd);
         etcd.rows(into, absent);
+        footprint("etcd", etcd.uri());
         return true;
     }
 
@@ -274,6 +296,8 @@ final class Peers implements AutoCloseable {
             return false;
         }
         hazelcast.rows(into);
+        footprint("Hazelcast CP", hazelcast.uri("hazelcast"));
+        footprint("Hazelcast map", hazelcast.uri("hazelcast-map"));
         return true;
     }
 

@@ -97,7 +97,7 @@ final class Report {
         out.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
         for (Map.Entry<String, List<Measurement>> row : rows.entrySet()) {
             List<Measurement> ms = row.getValue();
-            boolean scale = row.getKey().startsWith("scale:");
+            boolean scale = row.getKey().startsWith("scale:") || row.getKey().startsWith("footprint:");
             out.append("| ").append(row.getKey())
                     .append(" | ").append(cell(ms, Measurement::opsPerSec, 1, 0))
                     .append(" | ").append(cell(ms, Measurement::p50, 1e3, 1))

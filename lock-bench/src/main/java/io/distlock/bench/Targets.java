@@ -118,6 +118,19 @@ final class Targets {
                         + f(median(report.ratios(EtcdPeers.CONTENDED_DISTLOCK, EtcdPeers.CONTENDED_JETCD, true))) + "×"));
             }
         }
+        for (String row : report.rowNames()) {
+            if (row.startsWith("footprint:")) {
+                List<Measurement> runs = report.row(row);
+                double bytes = median(runs.stream().mapToDouble(m -> m.extras().get("heap bytes per held lease")).toArray());
+                double own = median(runs.stream().mapToDouble(m -> m.extras().get("distlock threads")).toArray());
+                double driver = median(runs.stream().mapToDouble(m -> m.extras().get("driver threads")).toArray());
+                String backend = row.substring(row.lastIndexOf('(') + 1, row.length() - 1);
+                lines.add(line(bytes <= 1024, backend + ": " + String.format(Locale.ROOT, "%.0f", bytes)
+                        + " heap bytes per held auto-renewed lease (target ≤ 1 KiB)"));
+                lines.add(line(own <= 3, backend + ": " + f(own) + " distlock threads per client (target ≤ 3); the driver's: "
+                        + f(driver) + " (reported)"));
+            }
+        }
         for (String[] hz : List.of(
                 new String[] {HazelcastPeers.DISTLOCK_CP, HazelcastPeers.FENCED_LOCK, "Hazelcast CP", "FencedLock lockAndGetFence+unlock"},
                 new String[] {HazelcastPeers.DISTLOCK_MAP, HazelcastPeers.IMAP, "Hazelcast map", "IMap lock+unlock"})) {

@@ -29,8 +29,17 @@ class BenchSmokeTest {
             Measurement m = report.row(row).get(0);
             assertThat(m.count()).as(row).isPositive();
             assertThat(m.opsPerSec()).as(row).isPositive();
-            assertThat(m.p50()).as(row).isPositive().isLessThanOrEqualTo(m.p99());
+            if (row.startsWith("footprint:")) { // no latency: heap and threads while the leases are held
+                assertThat(m.extras()).as(row).containsKeys("heap bytes per held lease", "distlock threads", "driver threads");
+                assertThat(m.extras().get("distlock threads")).as(row + ": at least the renewal keeper").isPositive();
+                assertThat(m.extras().get("leases lost")).as(row).isZero();
+            } else {
+                assertThat(m.p50()).as(row).isPositive().isLessThanOrEqualTo(m.p99());
+            }
         }
+        assertThat(report.rowNames()).contains(Footprint.name(Bench.Settings.smoke().leases, "single Redis"));
+        assertThat(out(log)).contains("single Redis: ").contains(" heap bytes per held auto-renewed lease (target ≤ 1 KiB)")
+                .contains(" distlock threads per client (target ≤ 3)");
         if (Peers.installed("redlock")) {
             assertThat(report.rowNames()).contains(Peers.REDLOCK, RawFanOutPair.label(5));
         }

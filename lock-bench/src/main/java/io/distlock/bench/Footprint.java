@@ -1,0 +1,177 @@
+package io.distlock.bench;
+
+import io.distlock.Lease;
+import io.distlock.LockClient;
+import io.distlock.Locks;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+
+/**
+ * What one client costs the application's JVM: it connects, takes {@code leases} leases on distinct
+ * names with {@code autoRenew()}, and is looked at while it holds them (issue 28's memory and thread
+ * rows).
+ * <ul>
+ *   <li><b>heap per held lease</b>: the live heap after a full GC with the leases held, less the live
+ *       heap after a full GC with the client connected and one lease taken and released (so that
+ *       what a client builds once — pools, its renewal keeper, a watch — is not counted per lease),
+ *       divided by the leases. The {@link Lease} objects the application keeps are part of it;</li>
+ *   <li><b>threads</b>: the threads the client started (alive with the leases held, not alive before
+ *       the connect), split into distlock's own (named {@code distlock-…}) and the rest, the driver's.
+ *       Threads a driver shares across its clients and had started for another client of the bench
+ *       are not counted: the figure is what one more client adds.</li>
+ * </ul>
+ * The leases are taken from 16 threads of the bench's (stopped before the count).
+ */
+final class Footprint {
+
+    /** The bench's own threads that take the leases. */
+    private static final String ACQUIRERS = "bench-footprint-";
+    private static final int ACQUIRER_THREADS = 16;
+    /**
+     * The leases' lease time, whatever the run's: long enough for every backend (Redlock refuses
+     * one below twice its per-node timeout, 1 s in the bench), short enough that they are renewed.
+     */
+    static final Duration LEASE_TIME = Duration.ofSeconds(6);
+
+    private Footprint() {
+    }
+
+    /** @return the row's label */
+    static String name(int leases, String backend) {
+        return "footprint: " + leases + " held auto-renewed leases, one client (" + backend + ")";
+    }
+
+    /**
+     * @param backend   the row's backend, for its label
+     * @param uri       the backend's URI, on the bench's servers
+     * @param leases    how many leases to hold
+     * @param log       told the names of the threads the client started
+     */
+    static Measurement run(String backend, String uri, int leases, Consumer<String> log) throws Exception {
+        Duration leaseTime = LEASE_TIME;
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        Set<Long> before = alive(threads).keySet();
+        long start = System.nanoTime();
+        try (LockClient client = Locks.connect(uri)) {
+            client.lock("footprint-warm-up").tryAcquire(leaseTime, Duration.ofMinutes(1)).orElseThrow(() -> busy(backend))
+                    .autoRenew().release();
+            long connected = settledHeap();
+            List<Lease> held = acquire(client, backend, leases, leaseTime);
+            long acquiredNanos = System.nanoTime() - start;
+            long holding = settledHeap();
+            Map<Long, String> started = alive(threads);
+            started.keySet().removeAll(before);
+            int own = 0;
+            Map<String, Integer> kinds = new TreeMap<>();
+            for (String thread : started.values()) {
+                // Hazelcast names its client's threads after the instance, which lock-hazelcast calls
+                // distlock-<uuid>: those are the driver's.
+                if (thread.startsWith("distlock-") && !thread.startsWith("distlock-bench-")
+                        && !thread.matches("distlock-[0-9a-f]{8}-[0-9a-f]{4}-.*")) {
+                    own++;
+                }
+                kinds.merge(thread.replaceAll("[0-9]+", "N"), 1, Integer::sum);
+            }
+            log.accept("footprint (" + backend + "): threads the client started: " + kinds);
+            long lost = held.stream().filter(lease -> !lease.isValid()).count();
+            release(held);
+            Map<String, Double> extras = new LinkedHashMap<>();
+            extras.put("leases", (double) leases);
+            extras.put("heap bytes per held lease", (double) (holding - connected) / leases);
+            extras.put("distlock threads", (double) own);
+            extras.put("driver threads", (double) (started.size() - own));
+            extras.put("leases lost", (double) lost);
+            return new Measurement(name(leases, backend), leases * 1e9 / acquiredNanos, 0, 0, 0, leases, extras);
+        }
+    }
+
+    private static IllegalStateException busy(String backend) {
+        return new IllegalStateException("a footprint lock on " + backend + " was held by someone else");
+    }
+
+    private static List<Lease> acquire(LockClient client, String backend, int leases, Duration leaseTime) throws Exception {
+        AtomicInteger n = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(ACQUIRER_THREADS, r -> new Thread(r, ACQUIRERS + n.incrementAndGet()));
+        try {
+            List<Future<Lease>> futures = new ArrayList<>(leases);
+            for (int i = 0; i < leases; i++) {
+                String name = "footprint-" + i;
+                // A wait, not a single attempt: an attempt with no answer in time (a loaded member) is tried again.
+                futures.add(pool.submit(() -> client.lock(name).tryAcquire(leaseTime, Duration.ofMinutes(1))
+                        .orElseThrow(() -> busy(backend)).autoRenew()));
+            }
+            List<Lease> held = new ArrayList<>(leases);
+            for (Future<Lease> future : futures) {
+                held.add(future.get(2, TimeUnit.MINUTES));
+            }
+            return held;
+        } finally {
+            pool.shutdownNow();
+            if (!pool.awaitTermination(1, TimeUnit.MINUTES)) {
+                throw new IllegalStateException("the footprint's acquirers did not stop");
+            }
+        }
+    }
+
+    private static void release(List<Lease> held) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(ACQUIRER_THREADS, r -> new Thread(r, ACQUIRERS + "release"));
+        try {
+            List<Future<?>> futures = new ArrayList<>(held.size());
+            held.forEach(lease -> futures.add(pool.submit(lease::release)));
+            for (Future<?> future : futures) {
+                future.get(2, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+            if (!pool.awaitTermination(1, TimeUnit.MINUTES)) { // the next row counts the threads alive
+                throw new IllegalStateException("the footprint's releasers did not stop");
+            }
+        }
+    }
+
+    /** @return the live threads, by id, with their names */
+    private static Map<Long, String> alive(ThreadMXBean threads) {
+        Map<Long, String> names = new LinkedHashMap<>();
+        for (ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info != null) {
+                names.put(info.getThreadId(), info.getThreadName());
+            }
+        }
+        return names;
+    }
+
+    /**
+     * @return the heap in use after full collections, once two in a row agree within 64 KiB (at
+     *         most ten): what is live, not what is merely not collected yet
+     */
+    static long settledHeap() {
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        long last = Long.MAX_VALUE;
+        for (int i = 0; i < 10; i++) {
+            System.gc();
+            long used = memory.getHeapMemoryUsage().getUsed();
+            if (Math.abs(used - last) < 64 * 1024) {
+                return used;
+            }
+            last = used;
+        }
+        return last;
+    }
+
+}
