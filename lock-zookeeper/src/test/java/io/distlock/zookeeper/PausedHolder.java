@@ -15,9 +15,9 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * A lock holder in a JVM of its own, for a test that freezes the whole process ({@code SIGSTOP}):
  * it acquires {@code args[1]} on {@code args[0]} for 30 s, prints {@code HELD <token>}, then reads
- * {@code isValid()} every millisecond. The first reading after a gap of more than a second (it
- * was frozen) is printed as {@code WOKE valid=<bool> remaining=<ms>}, before anything else this
- * process does after the thaw can be waited for.
+ * looks at the clock every millisecond. Once it sees a gap of more than a second (it was frozen), it
+ * reads {@code isValid()} and {@code remaining()} and prints {@code WOKE valid=<bool> remaining=<ms>},
+ * before anything else this process does after the thaw can be waited for.
  */
 public final class PausedHolder {
 
@@ -33,10 +33,12 @@ public final class PausedHolder {
             System.out.println("HELD " + lease.fencingToken().orElseThrow());
             long last = System.nanoTime();
             while (true) {
-                boolean valid = lease.isValid();
-                long remaining = lease.remaining().toMillis();
                 long now = System.nanoTime();
                 if (now - last > TimeUnit.SECONDS.toNanos(1)) {
+                    // Read after the gap is seen, never before: a reading taken just before the
+                    // freeze and printed after it would show the lease as it was then.
+                    boolean valid = lease.isValid();
+                    long remaining = lease.remaining().toMillis();
                     System.out.println("WOKE valid=" + valid + " remaining=" + remaining);
                     return;
                 }
