@@ -8,17 +8,22 @@ import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.FullAcceptQueue;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -133,6 +138,40 @@ class HazelcastBackendTest {
                 .isInstanceOf(BackendUnavailableException.class)
                 .hasMessageContaining(endpoints).hasMessageContaining("no member answered");
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(QUICK.connectTimeout().plusSeconds(3));
+    }
+
+    /**
+     * Members listed ahead of the live one whose hosts never answer a handshake (a full accept queue):
+     * each costs one connection attempt (the operation timeout), not the whole connect timeout, which
+     * the first of them used to take (the client may shuffle the list: three of them make it likely
+     * that one comes first).
+     */
+    @Test
+    void membersWhoseHostsNeverAnswerAHandshakeCostOneAttemptEachNotTheConnect() throws Exception {
+        List<ServerSocket> hung = new ArrayList<>();
+        List<FullAcceptQueue> queues = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName(FreePorts.LOOPBACK));
+                hung.add(socket);
+                queues.add(FullAcceptQueue.fill(socket.getLocalPort()));
+            }
+            String uri = "hazelcast-map://" + hung.stream().map(s -> FreePorts.LOOPBACK + ":" + s.getLocalPort())
+                    .collect(Collectors.joining(",")) + "," + HazelcastMembers.community().endpoints().get(0) + "/"
+                    + HazelcastMembers.community().clusterName();
+            LockOptions options = LockOptions.builder().connectTimeout(Duration.ofSeconds(20))
+                    .operationTimeout(Duration.ofSeconds(2)).build();
+            try (LockClient client = Locks.connect(URI.create(uri), options)) {
+                Lease lease = client.lock("behind-hung-hosts-" + System.nanoTime()).tryAcquire(Duration.ofSeconds(10)).orElseThrow();
+                assertThat(lease.isValid()).isTrue();
+                lease.release();
+            }
+        } finally {
+            queues.forEach(FullAcceptQueue::close);
+            for (ServerSocket socket : hung) {
+                socket.close();
+            }
+        }
     }
 
     @Test

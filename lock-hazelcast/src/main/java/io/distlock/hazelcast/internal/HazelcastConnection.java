@@ -85,7 +85,7 @@ final class HazelcastConnection implements AutoCloseable {
         config.setInstanceName("distlock-" + UUID.randomUUID());
         config.getNetworkConfig().setAddresses(new ArrayList<>(endpoint.members()))
                 .setSmartRouting(endpoint.smartRouting())
-                .setConnectionTimeout(clampToInt(options.connectTimeout().toMillis()));
+                .setConnectionTimeout(clampToInt(connectionAttemptMillis(options)));
         // A synchronous start: the client returns once it has the member list and the partition table
         // (calls made before, by an asynchronously started client, were seen to go unanswered).
         ClientConnectionStrategyConfig strategy = config.getConnectionStrategyConfig();
@@ -163,6 +163,17 @@ final class HazelcastConnection implements AutoCloseable {
                         + endpoint.clusterName() + "' right? (a member of another cluster refuses the client)";
         return new BackendUnavailableException(endpoint.toString(), "could not connect to the Hazelcast cluster at "
                 + endpoint + " within " + timeout.toMillis() + " ms: " + why, null);
+    }
+
+    /**
+     * How long one TCP connect to one member may take: the operation timeout, within the connect
+     * timeout. The client tries the listed members one after another, so a member whose host does
+     * not answer a handshake at all (down behind a firewall that drops, or a hung process whose
+     * accept queue is full) must cost one attempt, not the whole connect timeout: with the connect
+     * timeout here, a cluster whose first listed member was such a host could not be connected to.
+     */
+    private static long connectionAttemptMillis(LockOptions options) {
+        return Math.min(options.connectTimeout().toMillis(), Math.max(1_000, options.operationTimeout().toMillis()));
     }
 
     private static int clampToInt(long millis) {
