@@ -1,11 +1,9 @@
 package io.distlock.engine;
 
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -43,32 +41,38 @@ interface EngineRuntime {
         void cancel();
     }
 
-    /** The production runtime: {@link System#nanoTime()}, one keeper thread, up to two I/O threads. */
+    /**
+     * The production runtime: {@link System#nanoTime()}, one keeper thread, and I/O threads started
+     * as work needs them ({@link IoThreads}): one while calls come one at a time, a second only while
+     * a call waits behind a busy one.
+     */
     final class Threads implements EngineRuntime {
         private static final AtomicInteger CLIENT_IDS = new AtomicInteger();
-        /** Renewal batches and cleanups of one client rarely overlap; two threads keep one slow call from blocking the next. */
+        /** Renewal batches and cleanups of one client rarely overlap; a second thread keeps one slow call from blocking the next. */
         private static final int IO_THREADS = 2;
 
         private final ScheduledThreadPoolExecutor keeper;
-        private final ThreadPoolExecutor io;
+        private final IoThreads io;
 
         Threads(String scheme) {
             int id = CLIENT_IDS.incrementAndGet();
             String prefix = "distlock-" + scheme + "-";
             this.keeper = new ScheduledThreadPoolExecutor(1, daemon(prefix + "keeper-" + id));
             this.keeper.setRemoveOnCancelPolicy(true);
-            this.io = new ThreadPoolExecutor(IO_THREADS, IO_THREADS, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
-                    daemon(prefix + "io-" + id));
-            this.io.allowCoreThreadTimeOut(true); // an idle client holds no thread but its keeper
+            this.io = new IoThreads(prefix + "io-" + id + "-", IO_THREADS); // an idle client holds no thread but its keeper
         }
 
         private static java.util.concurrent.ThreadFactory daemon(String name) {
-            AtomicInteger n = new AtomicInteger();
             return runnable -> {
-                Thread thread = new Thread(runnable, name.contains("-io-") ? name + "-" + n.incrementAndGet() : name);
+                Thread thread = new Thread(runnable, name);
                 thread.setDaemon(true);
                 return thread;
             };
+        }
+
+        /** @return the I/O threads, for tests */
+        IoThreads ioThreads() {
+            return io;
         }
 
         @Override
