@@ -61,7 +61,9 @@ final class EngineLease implements Lease {
     private boolean lossWatched;
     private boolean expiryWatched;
     private long renewDue;
-    private long keeperGeneration;
+    /** When the keeper looks at this lease next, and its place in the keeper's heap (-1: not in it); the keeper's, under its monitor. */
+    long keeperAt;
+    int keeperIndex = -1;
 
     EngineLease(Leases leases, ClientState state, Events events, DriverCalls calls, Grant grant, long requestStart,
                 long validUntil, boolean lateCopiesPossible) {
@@ -385,19 +387,11 @@ final class EngineLease implements Lease {
     }
 
     /**
-     * When the keeper must look at this lease next (its renewal, or else the end of its validity),
-     * and the generation that makes older queue entries stale — read together, so that a racing
-     * {@link #autoRenew()} and {@link #lost()} cannot leave the newest entry with the older time.
-     *
-     * @return {@code {at, generation}}
+     * @return when the keeper must look at this lease next: its renewal, or else the end of its
+     *         validity (the keeper reads it under its own monitor, so the latest reading wins)
      */
-    synchronized long[] nextCheck() {
-        long at = autoRenew && renewDue - validUntil < 0 ? renewDue : validUntil;
-        return new long[] {at, ++keeperGeneration};
-    }
-
-    synchronized long keeperGeneration() {
-        return keeperGeneration;
+    synchronized long nextCheck() {
+        return autoRenew && renewDue - validUntil < 0 ? renewDue : validUntil;
     }
 
     private void checkNotReleased(String operation) {

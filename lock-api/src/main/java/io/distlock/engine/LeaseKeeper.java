@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.PriorityQueue;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 
@@ -35,12 +34,18 @@ import java.util.concurrent.RejectedExecutionException;
  */
 final class LeaseKeeper {
 
-    private record Entry(long at, EngineLease lease, long generation) { }
-
     private final ClientState state;
     private final Events events;
     private final DriverCalls calls;
-    private final PriorityQueue<Entry> queue = new PriorityQueue<>((a, b) -> Long.signum(a.at - b.at));
+    /**
+     * The leases in the keeper's care, a binary heap on {@link EngineLease#keeperAt} (the soonest
+     * first), each lease knowing its place ({@link EngineLease#keeperIndex}): a lease whose next look
+     * moves is moved, not queued again, so the heap holds each lease once and nothing else — no
+     * entry object per look, no stale entries waiting for their time (two or three per auto-renewed
+     * lease of a session store, when they were queued).
+     */
+    private EngineLease[] heap = new EngineLease[16];
+    private int size;
     private EngineRuntime.Cancellable wake;
     private long wakeAt;
 
@@ -50,46 +55,132 @@ final class LeaseKeeper {
         this.calls = calls;
     }
 
-    /** (Re)computes when to look at {@code lease} next; older entries for it become stale. */
+    /** (Re)computes when to look at {@code lease} next, from its state now. */
     void schedule(EngineLease lease) {
         if (!lease.isHeld()) {
             return;
         }
-        long[] next = lease.nextCheck(); // time and generation, read together
         synchronized (this) {
-            queue.add(new Entry(next[0], lease, next[1]));
-            if (wake == null || next[0] - wakeAt < 0) {
-                wakeUpAt(next[0]);
+            // Read under the keeper's monitor: of two racing calls, the later one places the lease by
+            // the state it read, which is the newer (a lease's own monitor is never held while it
+            // calls the keeper).
+            long at = lease.nextCheck();
+            place(lease, at);
+            if (wake == null || at - wakeAt < 0) {
+                wakeUpAt(at);
             }
         }
     }
 
     /**
-     * A lease left the keeper's care (released, lost). Its entries stay in the queue and are skipped
-     * when due; but if it is the next one due, the pending wake-up moves to the next live entry, so
-     * that a client taking and releasing one lease after another (a session store watches each)
-     * does not wake the keeper once per lease for nothing.
+     * A lease left the keeper's care (released, lost): out of the heap; if it was the next one due,
+     * the pending wake-up moves to the next lease, so that a client taking and releasing one lease
+     * after another (a session store watches each) does not wake the keeper once per lease for
+     * nothing.
      */
     void forget(EngineLease lease) {
         synchronized (this) {
-            boolean headWasIt = false;
-            while (!queue.isEmpty() && (!queue.peek().lease.isHeld()
-                    || queue.peek().generation != queue.peek().lease.keeperGeneration())) {
-                headWasIt |= queue.peek().lease == lease;
-                queue.poll();
-            }
-            if (!headWasIt) {
+            if (lease.keeperIndex < 0) {
                 return;
             }
-            if (queue.isEmpty()) {
+            boolean wasNext = lease.keeperIndex == 0;
+            remove(lease);
+            if (!wasNext) {
+                return;
+            }
+            if (size == 0) {
                 if (wake != null) {
                     wake.cancel();
                     wake = null;
                 }
-            } else if (wake != null && queue.peek().at != wakeAt) {
-                wakeUpAt(queue.peek().at);
+            } else if (wake != null && heap[0].keeperAt != wakeAt) {
+                wakeUpAt(heap[0].keeperAt);
             }
         }
+    }
+
+    // ---- the heap (under this keeper's monitor) --------------------------------------------
+
+    /** Puts {@code lease} in the heap at {@code at}, or moves it there. */
+    private void place(EngineLease lease, long at) {
+        int i = lease.keeperIndex;
+        if (i < 0) {
+            if (size == heap.length) {
+                heap = java.util.Arrays.copyOf(heap, size * 2);
+            }
+            lease.keeperAt = at;
+            lease.keeperIndex = size;
+            heap[size++] = lease;
+            siftUp(size - 1);
+            return;
+        }
+        long old = lease.keeperAt;
+        lease.keeperAt = at;
+        if (at - old < 0) {
+            siftUp(i);
+        } else {
+            siftDown(i);
+        }
+    }
+
+    private EngineLease pollFirst() {
+        EngineLease first = heap[0];
+        remove(first);
+        return first;
+    }
+
+    private void remove(EngineLease lease) {
+        int i = lease.keeperIndex;
+        lease.keeperIndex = -1;
+        EngineLease last = heap[--size];
+        heap[size] = null;
+        if (last != lease) {
+            heap[i] = last;
+            last.keeperIndex = i;
+            siftDown(i);
+            if (heap[i] == last) {
+                siftUp(i);
+            }
+        }
+        if (heap.length > 64 && size < heap.length / 4) {
+            heap = java.util.Arrays.copyOf(heap, heap.length / 2); // a client that held many leases once gives the room back
+        }
+    }
+
+    private void siftUp(int i) {
+        EngineLease lease = heap[i];
+        while (i > 0) {
+            int parent = (i - 1) >>> 1;
+            EngineLease above = heap[parent];
+            if (lease.keeperAt - above.keeperAt >= 0) {
+                break;
+            }
+            heap[i] = above;
+            above.keeperIndex = i;
+            i = parent;
+        }
+        heap[i] = lease;
+        lease.keeperIndex = i;
+    }
+
+    private void siftDown(int i) {
+        EngineLease lease = heap[i];
+        int half = size >>> 1;
+        while (i < half) {
+            int child = 2 * i + 1;
+            int right = child + 1;
+            if (right < size && heap[right].keeperAt - heap[child].keeperAt < 0) {
+                child = right;
+            }
+            if (lease.keeperAt - heap[child].keeperAt <= 0) {
+                break;
+            }
+            heap[i] = heap[child];
+            heap[i].keeperIndex = i;
+            i = child;
+        }
+        heap[i] = lease;
+        lease.keeperIndex = i;
     }
 
     private void wakeUpAt(long at) {
@@ -108,8 +199,8 @@ final class LeaseKeeper {
         } finally {
             synchronized (this) {
                 wake = null;
-                if (!queue.isEmpty() && !state.closed()) {
-                    wakeUpAt(queue.peek().at);
+                if (size > 0 && !state.closed()) {
+                    wakeUpAt(heap[0].keeperAt);
                 }
             }
         }
@@ -119,10 +210,10 @@ final class LeaseKeeper {
         long now = state.nanoTime();
         List<EngineLease> due = new ArrayList<>();
         synchronized (this) {
-            while (!queue.isEmpty() && queue.peek().at - now <= 0) {
-                Entry entry = queue.poll();
-                if (entry.generation == entry.lease.keeperGeneration() && entry.lease.isHeld()) {
-                    due.add(entry.lease);
+            while (size > 0 && heap[0].keeperAt - now <= 0) {
+                EngineLease lease = pollFirst();
+                if (lease.isHeld()) {
+                    due.add(lease);
                 }
             }
         }
@@ -140,10 +231,10 @@ final class LeaseKeeper {
             return;
         }
         synchronized (this) {
-            for (Entry entry : queue) {
-                if (entry.generation == entry.lease.keeperGeneration() && entry.lease.isHeld()
-                        && entry.lease.renewalEligible(now)) {
-                    renew.add(entry.lease);
+            for (int i = 0; i < size; i++) {
+                EngineLease lease = heap[i];
+                if (lease.isHeld() && lease.renewalEligible(now)) {
+                    renew.add(lease);
                 }
             }
         }

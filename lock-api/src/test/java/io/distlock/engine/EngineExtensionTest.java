@@ -21,8 +21,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * Extensions and renewals, on a manual clock (issue 9, items 4 and 5): one extension in flight per
  * lease, the caller's and the keeper's serialised; validity only ever raised by a confirmed
- * extension; an unknown renewal retried until the validity ends; the keeper's time and generation
- * read together.
+ * extension; an unknown renewal retried until the validity ends; the keeper's next look at a
+ * lease read from its latest state.
  */
 class EngineExtensionTest {
 
@@ -105,7 +105,7 @@ class EngineExtensionTest {
 
     @Test
     void lostThenAutoRenewRacingStillRenews() throws Exception {
-        // Item 5: lost() and autoRenew() from two threads; the keeper's entry must carry the renewal time.
+        // Item 5: lost() and autoRenew() from two threads; the keeper must look at the lease at its renewal time.
         for (int i = 0; i < 200; i++) {
             Lease lease = client.lock("race-" + i).tryAcquire(LEASE).orElseThrow();
             CountDownLatch start = new CountDownLatch(1);
