@@ -8,6 +8,9 @@ import org.junit.jupiter.api.Test;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -22,7 +25,7 @@ import static org.awaitility.Awaitility.await;
  * Extensions and renewals, on a manual clock (issue 9, items 4 and 5): one extension in flight per
  * lease, the caller's and the keeper's serialised; validity only ever raised by a confirmed
  * extension; an unknown renewal retried until the validity ends; the keeper's next look at a
- * lease read from its latest state.
+ * lease read from its latest state, each of many leases looked at in its own time.
  */
 class EngineExtensionTest {
 
@@ -125,6 +128,67 @@ class EngineExtensionTest {
             assertThat(lease.isValid()).isTrue();
             lease.release();
         }
+    }
+
+    private static final long KEEPER_STEP = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private record Watched(Lease lease, long validUntil, CompletableFuture<Lease.LossReason> lost, boolean renewed) { }
+
+    /**
+     * The keeper's heap of leases: with many leases of different lease times, some renewed, some
+     * released in between, each lease is looked at in its own time — lost exactly when its validity
+     * passes, never before, and never once released.
+     */
+    @Test
+    void manyLeasesAreEachLostExactlyWhenTheirValidityPassesAndReleasedOnesNever() throws Exception {
+        Random random = new Random(20261203);
+        List<Watched> watched = new ArrayList<>();
+        List<Lease> released = new ArrayList<>();
+        List<CompletableFuture<Lease.LossReason>> releasedLost = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            boolean renewed = i % 5 == 0;
+            boolean toRelease = i % 3 == 0 && !renewed;
+            // The ones to release are released before their validity ends; the others end in the test's time.
+            Duration leaseTime = toRelease ? Duration.ofSeconds(30 + random.nextInt(30))
+                    : Duration.ofMillis(500 + 100L * random.nextInt(40));
+            Lease lease = client.lock("keeper-" + i).tryAcquire(leaseTime).orElseThrow();
+            CompletableFuture<Lease.LossReason> lost = lease.lost().toCompletableFuture();
+            if (renewed) {
+                lease.autoRenew();
+            }
+            if (toRelease) {
+                released.add(lease);
+                releasedLost.add(lost);
+            } else {
+                watched.add(new Watched(lease, runtime.nanoTime() + lease.remaining().toNanos(), lost, renewed));
+            }
+            if (i % 7 == 0) {
+                step(KEEPER_STEP); // leases taken at different times, the heap moving under them
+            }
+        }
+        // Released in an order of their own, from the middle of the heap as much as from its head.
+        java.util.Collections.shuffle(released, random);
+        released.forEach(Lease::release);
+
+        for (int i = 0; i < 120; i++) {
+            step(KEEPER_STEP);
+            long now = runtime.nanoTime();
+            for (Watched w : watched) {
+                if (w.renewed()) {
+                    assertThat(w.lease().isValid()).as("auto-renewed %s", w.lease().lockName()).isTrue();
+                } else if (now - w.validUntil() >= 0) {
+                    // lost() completes off the keeper's thread, a moment after the keeper marked it
+                    await().pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5)).atMost(Duration.ofSeconds(5))
+                            .until(w.lost()::isDone);
+                    assertThat(w.lost().get()).isEqualTo(Lease.LossReason.EXPIRED);
+                } else {
+                    assertThat(w.lost()).as("%s lost %d ms before its validity ends", w.lease().lockName(),
+                            TimeUnit.NANOSECONDS.toMillis(w.validUntil() - now)).isNotDone();
+                }
+            }
+        }
+        assertThat(releasedLost).allMatch(lost -> !lost.isDone());
+        assertThat(watched.stream().filter(Watched::renewed).count()).isPositive();
     }
 
     /** Moves the clock, then lets the I/O thread finish what the keeper handed it and runs what that scheduled. */
