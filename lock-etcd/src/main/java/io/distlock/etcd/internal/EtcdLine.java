@@ -1,5 +1,6 @@
 package io.distlock.etcd.internal;
 
+import io.distlock.spi.Grant;
 import io.distlock.spi.Hold;
 import io.distlock.spi.LockRequest;
 import io.etcd.jetcd.ByteSequence;
@@ -23,15 +24,14 @@ final class EtcdLine {
 
     final String name;
     final Hold hold;
-    /** The directory the key is written in: its slot is taken among this client's keys there. */
-    final String slotDir;
+    /** The key prefix of the client (one string for all its lines). */
+    private final String prefix;
+    private final String ownerToken;
+    /** The key's slot among this client's keys in its directory ({@link EtcdKeys#requestDir}). */
     final int slot;
     final ByteSequence key;
     /** The key's value ({@link EtcdValues#request}): it carries the owner token, so it is this request's alone. */
     final ByteSequence value;
-    /** The line the key is ranked in ({@link EtcdKeys#lineDir}). */
-    final ByteSequence dir;
-    final ByteSequence marker;
     /** The key's create revision once written (or found); 0 before, and after the session that bound it was lost. */
     volatile long createRevision;
     /** The session lease the key is bound to. */
@@ -40,6 +40,8 @@ final class EtcdLine {
     volatile boolean resent;
     /** Look at the server at the next attempt: the predecessor may have gone, or nothing is watched. */
     volatile boolean changed = true;
+    /** The grant of this request while this client holds it, or null (the driver's record of what it holds). */
+    volatile Grant grant;
     /** A revocation record for this request came before its grant was recorded, or null. */
     volatile String revokedBefore;
     /** How many acquire transactions (that may write the key) were started for this request. */
@@ -60,12 +62,29 @@ final class EtcdLine {
     EtcdLine(String prefix, String clientId, int slot, String slotDir, LockRequest request, String owner) {
         this.name = request.name();
         this.hold = request.hold();
-        this.slotDir = slotDir;
+        this.prefix = prefix;
+        this.ownerToken = request.ownerToken();
         this.slot = slot;
         this.key = EtcdSession.bytes(slotDir + clientId + "-" + slot);
         this.value = ByteSequence.from(EtcdValues.request(request.ownerToken(), owner, WALL_CLOCK.millis(), request.hold()));
-        this.dir = EtcdSession.bytes(EtcdKeys.lineDir(prefix, request.name(), request.hold()));
-        this.marker = EtcdSession.bytes(EtcdKeys.abandoned(prefix, request.name(), request.ownerToken()));
+    }
+
+    // The directories and the marker are built when a call needs them, not kept: a held lease keeps
+    // only what its removal compares (its key and value), about 240 bytes less per lease.
+
+    /** @return the directory the key is written in ({@link EtcdKeys#requestDir}): its slot is taken among this client's keys there */
+    String slotDir() {
+        return EtcdKeys.requestDir(prefix, name, hold);
+    }
+
+    /** @return the line the key is ranked in ({@link EtcdKeys#lineDir}) */
+    ByteSequence dir() {
+        return EtcdSession.bytes(EtcdKeys.lineDir(prefix, name, hold));
+    }
+
+    /** @return the key that says this request was withdrawn ({@link EtcdKeys#abandoned}) */
+    ByteSequence marker() {
+        return EtcdSession.bytes(EtcdKeys.abandoned(prefix, name, ownerToken));
     }
 
     /** @return the compare "the key holds this request's value" (its owner token, its owner description) */

@@ -92,12 +92,21 @@ public final class EtcdLockDriver implements LockDriver {
      * and the owner token lives in the key's value, which every removal compares.
      */
     private final String clientId = Long.toHexString(new java.security.SecureRandom().nextLong() | Long.MIN_VALUE);
-    /** Directory ({@link EtcdKeys#requestDir}) → the slots of this client's requests in line there. */
-    private final Map<String, java.util.BitSet> slots = new java.util.HashMap<>();
-    /** Owner token → the request's place in line. */
+    /**
+     * The slots of this client's requests in line, by directory ({@link EtcdKeys#requestDir}): a
+     * lock's by its name (its directory is the name's alone, and the request keeps the name anyway:
+     * no key string per held lease), a read-write lock side's or a semaphore count's by the
+     * directory. The value is {@link #SLOT_ZERO} while slot 0 is the only one (a lock this client
+     * takes once at a time, the usual case: no set per held lease), else a {@link java.util.BitSet}.
+     * Both are guarded by {@link #lockSlots}.
+     */
+    private final Map<String, Object> lockSlots = new java.util.HashMap<>();
+    private final Map<String, Object> sharedSlots = new java.util.HashMap<>();
+    private static final Object SLOT_ZERO = new Object();
+    /** The latest session lease a grant was bound to, boxed ({@link #boxed}). */
+    private volatile Long boxedSession;
+    /** Owner token → the request's place in line (and, once granted, its grant: {@link EtcdLine#grant}). */
     private final Map<String, EtcdLine> requests = new ConcurrentHashMap<>();
-    /** Owner token → the grants this client holds. */
-    private final Map<String, Grant> grants = new ConcurrentHashMap<>();
     /** Lock name → the engine's waiters in this client, woken when a predecessor key goes. */
     private final Waiters waiters = new Waiters();
     private final DriverContext context;
@@ -224,8 +233,9 @@ public final class EtcdLockDriver implements LockDriver {
             // Our key is in line: look again with reads only. A transaction that could write (the
             // put below, even when its If fails) goes through Raft and an fsync; a read does not.
             long known = line.createRevision;
+            ByteSequence dir = line.dir();
             TxnResponse look = session.call(() -> session.kv().txn().Then(Op.get(line.key, GetOption.DEFAULT),
-                    Op.get(line.dir, first), Op.get(line.dir, before(known))).commit(), "look at the line of '" + request.name() + "'");
+                    Op.get(dir, first), Op.get(dir, before(known))).commit(), "look at the line of '" + request.name() + "'");
             List<KeyValue> own = look.getGetResponses().get(0).getKvs();
             if (own.isEmpty() || own.get(0).getCreateRevision() != known || !own.get(0).getValue().equals(line.value)) {
                 line.createRevision = 0; // gone (deleted by an operator, or with its session): join the line again
@@ -234,12 +244,14 @@ public final class EtcdLockDriver implements LockDriver {
             return decide(request, line, known, look.getGetResponses().get(1).getKvs(), look.getGetResponses().get(2),
                     look.getHeader().getRevision());
         }
+        ByteSequence dir = line.dir();
+        ByteSequence marker = line.marker();
         TxnResponse answer = session.call(() -> session.kv().txn()
                 .If(new Cmp(line.key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
-                        new Cmp(line.marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                .Then(Op.put(line.key, line.value, PutOption.builder().withLeaseId(lease).build()), Op.get(line.dir, first))
-                .Else(Op.get(line.key, GetOption.DEFAULT), Op.get(line.marker, GetOption.builder().withCountOnly(true).build()),
-                        Op.get(line.dir, first))
+                        new Cmp(marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                .Then(Op.put(line.key, line.value, PutOption.builder().withLeaseId(lease).build()), Op.get(dir, first))
+                .Else(Op.get(line.key, GetOption.DEFAULT), Op.get(marker, GetOption.builder().withCountOnly(true).build()),
+                        Op.get(dir, first))
                 .commit(), () -> line.resent = true, "acquire '" + request.name() + "'");
         long mine;
         List<KeyValue> head;
@@ -281,13 +293,13 @@ public final class EtcdLockDriver implements LockDriver {
         switch (shared.tryOnce(request, line, lease)) {
             case GRANTED:
                 line.stopWatching();
-                Grant grant = new Grant(request, OptionalLong.of(line.createRevision), line, line.leaseId);
-                grants.put(request.ownerToken(), grant);
+                Grant grant = new Grant(request, OptionalLong.of(line.createRevision), line, boxed(line.leaseId));
+                line.grant = grant;
                 if (line.revokedBefore != null) {
                     // An operator revoked this hold (holds() shows a key as soon as the line's rule
                     // lets it in) while this attempt was deciding: it is no lease. Join the line
                     // again, as a lock's request does (see decide()).
-                    grants.remove(request.ownerToken());
+                    line.grant = null;
                     line.revokedBefore = null;
                     line.createRevision = 0;
                     return null;
@@ -326,13 +338,13 @@ public final class EtcdLockDriver implements LockDriver {
             line.stopWatching();
             // Bound to the session lease the key is bound to: the engine ends the lease with it, and
             // gives the grant back if that lease was lost before the grant is recorded.
-            Grant grant = new Grant(request, OptionalLong.of(mine), line, line.leaseId);
-            grants.put(request.ownerToken(), grant);
+            Grant grant = new Grant(request, OptionalLong.of(mine), line, boxed(line.leaseId));
+            line.grant = grant;
             if (line.revokedBefore != null) {
                 // An operator revoked this key as the line's first while this attempt was deciding:
                 // it is no lease. Join the line again (a record put by hand finds the key still
                 // there, and the next attempt takes it up again).
-                grants.remove(request.ownerToken());
+                line.grant = null;
                 line.revokedBefore = null;
                 line.createRevision = 0;
                 return null;
@@ -341,7 +353,7 @@ public final class EtcdLockDriver implements LockDriver {
             return Attempt.granted(grant);
         }
         // Not first: wait for the key just before ours to go, told by the client's feed of the line's deletions.
-        GetResponse before = known != null ? known : session.call(() -> session.kv().get(line.dir, before(mine)),
+        GetResponse before = known != null ? known : session.call(() -> session.kv().get(line.dir(), before(mine)),
                 "find the request before ours for '" + request.name() + "'");
         long readAt = known != null ? knownAt : before.getHeader().getRevision();
         if (before.getKvs().isEmpty()) {
@@ -477,17 +489,17 @@ public final class EtcdLockDriver implements LockDriver {
         String key = record.getKey().toString(java.nio.charset.StandardCharsets.UTF_8);
         String token = key.substring(EtcdKeys.revokedDir(prefix).length());
         String reason = EtcdInspector.reason(record.getValue().getBytes());
-        Grant grant = grants.get(token);
+        EtcdLine request = requests.get(token);
+        if (request == null) {
+            return;
+        }
+        Grant grant = request.grant;
         if (grant == null) {
             // Perhaps a request of this client whose grant is being decided now: marked, so that
             // decide() does not record it; checked again after the mark, as decide() records first
             // and looks at the mark after.
-            EtcdLine waiting = requests.get(token);
-            if (waiting == null) {
-                return;
-            }
-            waiting.revokedBefore = reason;
-            grant = grants.get(token);
+            request.revokedBefore = reason;
+            grant = request.grant;
             if (grant == null) {
                 return;
             }
@@ -642,22 +654,30 @@ public final class EtcdLockDriver implements LockDriver {
             ops.add(Op.delete(line.key, DeleteOption.DEFAULT));
         }
         if (mark && lease != 0) {
-            ops.add(Op.put(line.marker, EMPTY, PutOption.builder().withLeaseId(lease).build()));
+            ops.add(Op.put(line.marker(), EMPTY, PutOption.builder().withLeaseId(lease).build()));
         }
         return ops.toArray(new Op[0]);
     }
 
     private void forget(String ownerToken) {
-        grants.remove(ownerToken);
         EtcdLine line = requests.remove(ownerToken);
         if (line != null) {
+            line.grant = null;
             line.stopWatching();
-            synchronized (slots) {
-                java.util.BitSet taken = slots.get(line.slotDir);
-                if (taken != null) {
-                    taken.clear(line.slot);
-                    if (taken.isEmpty()) {
-                        slots.remove(line.slotDir);
+            boolean lock = line.hold.kind() == Hold.Kind.EXCLUSIVE;
+            String key = lock ? line.name : line.slotDir();
+            synchronized (lockSlots) {
+                Map<String, Object> slots = lock ? lockSlots : sharedSlots;
+                Object taken = slots.get(key);
+                if (taken == SLOT_ZERO) {
+                    if (line.slot == 0) {
+                        slots.remove(key);
+                    }
+                } else if (taken != null) {
+                    java.util.BitSet set = (java.util.BitSet) taken;
+                    set.clear(line.slot);
+                    if (set.isEmpty()) {
+                        slots.remove(key);
                     }
                 }
             }
@@ -670,11 +690,27 @@ public final class EtcdLockDriver implements LockDriver {
      */
     private EtcdLine newLine(LockRequest request) {
         String dir = EtcdKeys.requestDir(prefix, request.name(), request.hold());
+        boolean lock = request.hold().kind() == Hold.Kind.EXCLUSIVE;
+        String key = lock ? request.name() : dir;
         int slot;
-        synchronized (slots) {
-            java.util.BitSet taken = slots.computeIfAbsent(dir, k -> new java.util.BitSet());
-            slot = taken.nextClearBit(0);
-            taken.set(slot);
+        synchronized (lockSlots) {
+            Map<String, Object> slots = lock ? lockSlots : sharedSlots;
+            Object taken = slots.get(key);
+            if (taken == null) {
+                slots.put(key, SLOT_ZERO);
+                slot = 0;
+            } else {
+                java.util.BitSet set;
+                if (taken == SLOT_ZERO) {
+                    set = new java.util.BitSet();
+                    set.set(0);
+                    slots.put(key, set);
+                } else {
+                    set = (java.util.BitSet) taken;
+                }
+                slot = set.nextClearBit(0);
+                set.set(slot);
+            }
         }
         return new EtcdLine(prefix, clientId, slot, dir, request, context.owner());
     }
@@ -722,6 +758,19 @@ public final class EtcdLockDriver implements LockDriver {
      * The session lease is gone, and every key bound to it: the engine loses every lease it granted
      * (those recorded, and one on its way), and its waiters start over in line.
      */
+    /**
+     * @return the session lease {@code id} as the grants bound to it name it: one object per session
+     *         lease, not one per grant
+     */
+    private Long boxed(long id) {
+        Long last = boxedSession;
+        if (last == null || last != id) {
+            last = id;
+            boxedSession = last;
+        }
+        return last;
+    }
+
     private void sessionLost(long leaseId) {
         context.sessionEnded(leaseId);
         for (EtcdLine line : requests.values()) {

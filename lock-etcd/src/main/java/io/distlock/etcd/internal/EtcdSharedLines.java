@@ -103,24 +103,25 @@ final class EtcdSharedLines {
         switch (hold.kind()) {
             case WRITE:
                 // The two latest keys of the line: ours, and the one just before it.
-                then.add(Op.get(line.dir, latest(2)));
+                then.add(Op.get(line.dir(), latest(2)));
                 break;
             case READ:
                 // The latest WRITE key: every key but ours is earlier, so the closest earlier writer.
                 then.add(Op.get(bytes(EtcdKeys.writeDir(prefix, name)), latest(1)));
                 break;
             default:
-                then.add(Op.get(line.dir, COUNT));
+                then.add(Op.get(line.dir(), COUNT));
                 then.addAll(otherCounts(name, hold.permits(), 0));
                 break;
         }
         line.putsSent++;
         line.countChecked = false; // a new key of ours (or one found after a lost reply) is checked anew
+        ByteSequence marker = line.marker();
         TxnResponse answer = session.call(() -> session.kv().txn()
                 .If(new Cmp(line.key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
-                        new Cmp(line.marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                        new Cmp(marker, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                 .Then(then.toArray(new Op[0]))
-                .Else(Op.get(line.key, GetOption.DEFAULT), Op.get(line.marker, GetOption.builder().withCountOnly(true).build()))
+                .Else(Op.get(line.key, GetOption.DEFAULT), Op.get(marker, GetOption.builder().withCountOnly(true).build()))
                 .commit(), () -> line.resent = true, "acquire the " + hold.describe() + " '" + name + "'");
         if (!answer.isSucceeded()) {
             return found(request, line, answer.getGetResponses().get(0).getKvs());
@@ -174,13 +175,13 @@ final class EtcdSharedLines {
         reads.add(Op.get(line.key, GetOption.DEFAULT));
         switch (hold.kind()) {
             case WRITE:
-                reads.add(Op.get(line.dir, before(mine, 1)));
+                reads.add(Op.get(line.dir(), before(mine, 1)));
                 break;
             case READ:
                 reads.add(Op.get(bytes(EtcdKeys.writeDir(prefix, name)), before(mine, 1)));
                 break;
             default:
-                reads.add(Op.get(line.dir, before(mine, hold.permits())));
+                reads.add(Op.get(line.dir(), before(mine, hold.permits())));
                 if (checkCount) {
                     reads.addAll(otherCounts(name, hold.permits(), mine));
                 }
@@ -271,7 +272,7 @@ final class EtcdSharedLines {
      * ahead of ours only go, so one watch serves every later look of the same key of ours.
      */
     private Outcome waitForPermits(EtcdLine line, long readAt) {
-        if (line.watches(line.dir)) {
+        if (line.watches(line.dir())) {
             return Outcome.BUSY;
         }
         long mine = line.createRevision;

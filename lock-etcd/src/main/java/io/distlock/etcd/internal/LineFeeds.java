@@ -83,7 +83,7 @@ final class LineFeeds {
             line.changed = true;
             waiters.wake(line.name);
         };
-        EtcdLine.Wait wait = subscribe(line.dir, predecessor, readAt, gone);
+        EtcdLine.Wait wait = subscribe(line.dir(), predecessor, readAt, gone);
         self.set(wait);
         line.watching(wait, predecessor.getKey());
         if (told.get()) {

@@ -1,6 +1,7 @@
 package io.distlock.etcd.internal;
 
 import io.distlock.spi.Waiters;
+import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
@@ -40,13 +41,14 @@ final class LineWatch {
     static void start(EtcdSession session, EtcdLine line, WatchOption.Builder option, long readAt,
                       Predicate<WatchEvent> lets, Waiters waiters) {
         String name = line.name;
+        ByteSequence dir = line.dir();
         Runnable changed = () -> {
             line.changed = true;
             waiters.wake(name);
         };
         AtomicReference<EtcdLine.Wait> self = new AtomicReference<>();
         AtomicBoolean broke = new AtomicBoolean();
-        Watch.Watcher started = session.watches().watch(line.dir, option.withRevision(0).withCreateNotify(true).build(),
+        Watch.Watcher started = session.watches().watch(dir, option.withRevision(0).withCreateNotify(true).build(),
                 Watch.listener(response -> {
                     if (response.isCreatedNotify()) {
                         if (response.getHeader().getRevision() > readAt) {
@@ -71,7 +73,7 @@ final class LineWatch {
                 }));
         EtcdLine.Wait wait = started::close;
         self.set(wait);
-        line.watching(wait, line.dir);
+        line.watching(wait, dir);
         if (broke.get()) {
             line.watchBroke(wait); // it broke before it was recorded
         }
