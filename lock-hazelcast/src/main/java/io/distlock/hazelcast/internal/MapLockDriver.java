@@ -239,19 +239,33 @@ public final class MapLockDriver implements LockDriver {
      */
     private void checkHolds(long cut) {
         int given = 0;
-        for (Grant grant : held.values()) {
+        List<Grant> grants = new ArrayList<>(held.values());
+        for (int from = 0; from < grants.size(); from += RENEWALS_IN_FLIGHT) {
             if (cutSince(cut)) {
                 return;
             }
-            Boolean mine;
-            try {
-                mine = stillHeld(grant);
-            } catch (RuntimeException e) {
-                return; // could not tell (no answer, or the client is shutting down): suspended still
+            // The extension's owner check with the lease unchanged (a zero lease time: each hold keeps
+            // the later expiry it has), sent together as a renewal tick's are.
+            List<Renewal> checks = new ArrayList<>();
+            for (Grant grant : grants.subList(from, Math.min(grants.size(), from + RENEWALS_IN_FLIGHT))) {
+                if (held.get(grant.ownerToken()) == grant) { // not released meanwhile
+                    checks.add(new Renewal(grant, Duration.ZERO));
+                }
             }
-            if (Boolean.FALSE.equals(mine)) {
-                given++;
-                context.leaseLost(grant, Lease.LossReason.BACKEND_LOST);
+            List<ExtendOutcome> outcomes;
+            try {
+                outcomes = extendAll(checks);
+            } catch (RuntimeException e) {
+                return; // the client is shutting down: suspended still
+            }
+            for (int i = 0; i < checks.size(); i++) {
+                if (outcomes.get(i).isUnknown()) {
+                    return; // could not tell (no answer): suspended still, and recheck tries again
+                }
+                if (!outcomes.get(i).isExtended()) {
+                    given++;
+                    context.leaseLost(checks.get(i).grant(), Lease.LossReason.BACKEND_LOST);
+                }
             }
         }
         synchronized (suspension) {
@@ -270,24 +284,6 @@ public final class MapLockDriver implements LockDriver {
     private boolean cutSince(long cut) {
         synchronized (suspension) {
             return disconnections != cut;
-        }
-    }
-
-    /** @return whether the member still has the grant's lock for it (lease unchanged); null if it was released meanwhile */
-    private Boolean stillHeld(Grant grant) {
-        Hold hold = (Hold) grant.handle();
-        hold.enter();
-        try {
-            if (held.get(grant.ownerToken()) != grant) {
-                return null;
-            }
-            boolean mine = rehold(hold, System.nanoTime());
-            if (!mine) {
-                held.remove(grant.ownerToken(), grant);
-            }
-            return mine;
-        } finally {
-            hold.exit();
         }
     }
 
