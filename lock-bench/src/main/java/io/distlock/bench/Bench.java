@@ -182,7 +182,8 @@ public final class Bench {
                     }
                     for (Map.Entry<String, String> backend : peers.footprints().entrySet()) {
                         if (settings.leases > 0 && selected(settings, Footprint.name(settings.leases, backend.getKey()))) {
-                            results.add(Footprint.run(backend.getKey(), backend.getValue(), settings.leases, log::println));
+                            results.add(Footprint.run(backend.getKey(), backend.getValue(), settings.leases,
+                                    settings.smoke ? Duration.ofMillis(200) : Footprint.LEASE_TIME, log::println));
                         }
                     }
                     report.addRun(results);

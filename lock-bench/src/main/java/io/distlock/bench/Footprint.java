@@ -8,8 +8,11 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import javax.management.JMException;
+import javax.management.ObjectName;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -30,11 +33,14 @@ import java.util.function.Consumer;
  *   <li><b>heap per held lease</b>: the live heap after a full GC with the leases held, less the live
  *       heap after a full GC with the client connected and one lease taken and released (so that
  *       what a client builds once — pools, its renewal keeper, a watch — is not counted per lease),
- *       divided by the leases. The {@link Lease} objects the application keeps are part of it;</li>
- *   <li><b>threads</b>: the threads the client started (alive with the leases held, not alive before
- *       the connect), split into distlock's own (named {@code distlock-…}) and the rest, the driver's.
- *       Threads a driver shares across its clients and had started for another client of the bench
- *       are not counted: the figure is what one more client adds.</li>
+ *       divided by the leases. The {@link Lease} objects the application keeps are part of it; the
+ *       log breaks it down by class (the JVM's class histograms at both points);</li>
+ *   <li><b>threads</b>: the threads the client started (alive after the leases were held for a lease
+ *       time, not alive before the connect), split into distlock's own (named {@code distlock-…}) and
+ *       the rest, the driver's; distlock's are also counted just after the leases were taken ("while
+ *       taking"). Threads a driver shares across its clients and had started for another client of
+ *       the bench are not counted: the figure is what one more client adds.</li>
+ *   <li><b>leases lost</b>: the leases not valid after that lease time, through their renewals.</li>
  * </ul>
  * The leases are taken from 16 threads of the bench's (stopped before the count).
  */
@@ -61,9 +67,11 @@ final class Footprint {
      * @param backend   the row's backend, for its label
      * @param uri       the backend's URI, on the bench's servers
      * @param leases    how many leases to hold
+     * @param hold      how long the leases are held before the threads are counted: a lease time (they
+     *                  are renewed meanwhile) in a real run, less in a smoke run, which checks the harness
      * @param log       told the names of the threads the client started
      */
-    static Measurement run(String backend, String uri, int leases, Consumer<String> log) throws Exception {
+    static Measurement run(String backend, String uri, int leases, Duration hold, Consumer<String> log) throws Exception {
         Duration leaseTime = LEASE_TIME;
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         Set<Long> before = alive(threads).keySet();
@@ -71,23 +79,24 @@ final class Footprint {
         try (LockClient client = Locks.connect(uri)) {
             client.lock("footprint-warm-up").tryAcquire(leaseTime, Duration.ofMinutes(1)).orElseThrow(() -> busy(backend))
                     .autoRenew().release();
+            // The class histogram is read before the first figure, so that both figures count it.
+            Map<String, long[]> connectedClasses = classHistogram();
             long connected = settledHeap();
             List<Lease> held = acquire(client, backend, leases, leaseTime);
             long acquiredNanos = System.nanoTime() - start;
             long holding = settledHeap();
+            log.accept("footprint (" + backend + "): bytes (instances) per held lease by class: "
+                    + perLease(connectedClasses, classHistogram(), leases));
+            Map<Long, String> whileTaking = alive(threads);
+            // Then held for a lease time, renewed as they go: the threads a client keeps, not the
+            // spare ones a burst of 16 acquiring threads brought on (which end within a second).
+            Thread.sleep(hold.toMillis());
             Map<Long, String> started = alive(threads);
+            int ownWhileTaking = own(whileTaking, before);
+            int own = own(started, before);
             started.keySet().removeAll(before);
-            int own = 0;
             Map<String, Integer> kinds = new TreeMap<>();
-            for (String thread : started.values()) {
-                // Hazelcast names its client's threads after the instance, which lock-hazelcast calls
-                // distlock-<uuid>: those are the driver's.
-                if (thread.startsWith("distlock-") && !thread.startsWith("distlock-bench-")
-                        && !thread.matches("distlock-[0-9a-f]{8}-[0-9a-f]{4}-.*")) {
-                    own++;
-                }
-                kinds.merge(thread.replaceAll("[0-9]+", "N"), 1, Integer::sum);
-            }
+            started.values().forEach(thread -> kinds.merge(thread.replaceAll("[0-9]+", "N"), 1, Integer::sum));
             log.accept("footprint (" + backend + "): threads the client started: " + kinds);
             long lost = held.stream().filter(lease -> !lease.isValid()).count();
             release(held);
@@ -95,6 +104,7 @@ final class Footprint {
             extras.put("leases", (double) leases);
             extras.put("heap bytes per held lease", (double) (holding - connected) / leases);
             extras.put("distlock threads", (double) own);
+            extras.put("distlock threads while taking", (double) ownWhileTaking);
             extras.put("driver threads", (double) (started.size() - own));
             extras.put("leases lost", (double) lost);
             return new Measurement(name(leases, backend), leases * 1e9 / acquiredNanos, 0, 0, 0, leases, extras);
@@ -143,6 +153,63 @@ final class Footprint {
                 throw new IllegalStateException("the footprint's releasers did not stop");
             }
         }
+    }
+
+    /**
+     * @return the live objects by class — instances and bytes — from the JVM's own class histogram
+     *         ({@code GC.class_histogram}, after a full collection); empty where the JVM offers none
+     */
+    static Map<String, long[]> classHistogram() {
+        Map<String, long[]> classes = new HashMap<>();
+        try {
+            Object text = ManagementFactory.getPlatformMBeanServer().invoke(
+                    new ObjectName("com.sun.management:type=DiagnosticCommand"), "gcClassHistogram",
+                    new Object[] {new String[0]}, new String[] {String[].class.getName()});
+            // Lines read "   1:   120000   5760000  java.lang.String (java.base@17)": rank, instances, bytes, class.
+            for (String line : String.valueOf(text).split("\n")) {
+                String[] fields = line.trim().split("\\s+");
+                if (fields.length >= 4 && fields[0].endsWith(":")) {
+                    classes.put(fields[3], new long[] {Long.parseLong(fields[1]), Long.parseLong(fields[2])});
+                }
+            }
+        } catch (JMException | RuntimeException unavailable) {
+            // another JVM: the row is still measured, without its breakdown
+        }
+        return classes;
+    }
+
+    /**
+     * @return the classes whose live bytes grew the most between {@code before} and {@code after},
+     *         as bytes (and instances) per lease, largest first: where a held lease's heap goes
+     */
+    static String perLease(Map<String, long[]> before, Map<String, long[]> after, int leases) {
+        StringBuilder out = new StringBuilder();
+        after.entrySet().stream()
+                .map(e -> Map.entry(e.getKey(), new long[] {
+                        e.getValue()[0] - before.getOrDefault(e.getKey(), new long[2])[0],
+                        e.getValue()[1] - before.getOrDefault(e.getKey(), new long[2])[1]}))
+                .filter(e -> e.getValue()[1] * 20 >= leases) // 0.05 byte per lease or more
+                .sorted((a, b) -> Long.compare(b.getValue()[1], a.getValue()[1]))
+                .limit(15)
+                .forEach(e -> out.append(out.length() == 0 ? "" : ", ").append(e.getKey()).append(' ')
+                        .append(String.format(java.util.Locale.ROOT, "%.0f B (%.2f)", (double) e.getValue()[1] / leases,
+                                (double) e.getValue()[0] / leases)));
+        return out.length() == 0 ? "(no class histogram)" : out.toString();
+    }
+
+    /** @return how many of {@code alive} are distlock's own threads that were not alive {@code before} */
+    private static int own(Map<Long, String> alive, Set<Long> before) {
+        int own = 0;
+        for (Map.Entry<Long, String> thread : alive.entrySet()) {
+            String name = thread.getValue();
+            // Hazelcast names its client's threads after the instance, which lock-hazelcast calls
+            // distlock-<uuid>: those are the driver's.
+            if (!before.contains(thread.getKey()) && name.startsWith("distlock-") && !name.startsWith("distlock-bench-")
+                    && !name.matches("distlock-[0-9a-f]{8}-[0-9a-f]{4}-.*")) {
+                own++;
+            }
+        }
+        return own;
     }
 
     /** @return the live threads, by id, with their names */

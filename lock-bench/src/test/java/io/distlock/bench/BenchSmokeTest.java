@@ -30,7 +30,8 @@ class BenchSmokeTest {
             assertThat(m.count()).as(row).isPositive();
             assertThat(m.opsPerSec()).as(row).isPositive();
             if (row.startsWith("footprint:")) { // no latency: heap and threads while the leases are held
-                assertThat(m.extras()).as(row).containsKeys("heap bytes per held lease", "distlock threads", "driver threads");
+                assertThat(m.extras()).as(row).containsKeys("heap bytes per held lease", "distlock threads",
+                        "distlock threads while taking", "driver threads");
                 assertThat(m.extras().get("distlock threads")).as(row + ": at least the renewal keeper").isPositive();
                 assertThat(m.extras().get("leases lost")).as(row).isZero();
             } else {
@@ -38,6 +39,9 @@ class BenchSmokeTest {
             }
         }
         assertThat(report.rowNames()).contains(Footprint.name(Bench.Settings.smoke().leases, "single Redis"));
+        // where a lease's heap goes, from the JVM's class histograms: the engine's lease is among it
+        assertThat(out(log)).containsPattern("footprint \\(single Redis\\): bytes \\(instances\\) per held lease by class: .*"
+                + "io\\.distlock\\.engine\\.EngineLease \\d+ B \\(1\\.00\\)");
         assertThat(out(log)).contains("single Redis: ").contains(" heap bytes per held auto-renewed lease (target ≤ 1 KiB)")
                 .contains(" distlock threads per client (target ≤ 3)");
         if (Peers.installed("redlock")) {
