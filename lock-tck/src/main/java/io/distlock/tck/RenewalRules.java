@@ -9,6 +9,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -25,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Group 3 of {@code lock-tck/SPEC.md}, renewal: {@code extend}, {@code autoRenew}, renewal ending at
- * release, loss notification, and extending an ended lease.
+ * release, loss notification, extending an ended lease, and renewal of many leases at once.
  * A rule group of {@link LockVerification} (see {@link RuleGroup}).
  */
 interface RenewalRules extends RuleGroup {
@@ -171,6 +172,61 @@ interface RenewalRules extends RuleGroup {
         released.release();
         rig.env.assertHoldsFor(rig.msg("lost() of a released lease never completes"), leaseTime.plus(rig.env.tolerance()),
                 () -> !releasedLost.isDone());
+    }
+
+    /**
+     * Rule 3.6 (see SPEC.md): renewal must scale with the leases a client holds. A driver that renews
+     * one lease per round trip (the SPI's default {@code extendAll} over a real link) passes 3.2 with
+     * one lease and loses leases once a renewal tick outlasts the lease time.
+     */
+    @Test
+    @DisplayName("3.6 many auto-renewed leases of one client all stay held")
+    default void required_3_6_manyAutoRenewedLeasesStayHeld() {
+        Rig rig = Rig.of(this);
+        rig.requireFeature(Feature.AUTO_RENEWAL);
+        // Three short leases: a loaded machine's scheduling hiccups stay well inside what is left of a
+        // lease after the engine's renewal point (a third in), while 500 round trips of 1.2 ms do not.
+        Duration leaseTime = rig.env.shortLease().multipliedBy(3);
+        int count = rig.env.renewedLeases();
+        LockClient holder = rig.client();
+        List<Lease> leases = new ArrayList<>(count);
+        List<CompletableFuture<Lease.LossReason>> losses = new ArrayList<>(count);
+        long start = System.nanoTime();
+        for (int i = 0; i < count; i++) {
+            Lease lease = rig.acquireNow(holder, rig.name + "-" + i, leaseTime).autoRenew();
+            leases.add(lease);
+            losses.add(lease.lost().toCompletableFuture());
+        }
+        String acquired = count + " leases of " + TestEnvironment.millis(leaseTime) + " acquired in "
+                + TestEnvironment.millis(TestEnvironment.since(start));
+        // Another client probes the first, a middle and the last name: each must stay held.
+        LockClient other = rig.client();
+        List<DistributedLock> probes = List.of(other.lock(rig.name + "-0"), other.lock(rig.name + "-" + count / 2),
+                other.lock(rig.name + "-" + (count - 1)));
+
+        long held = System.nanoTime();
+        rig.env.assertHoldsFor(rig.msg("every one of " + count + " auto-renewed leases of one client stays valid and exclusive"
+                + " for 3 lease times (" + acquired + ")"), leaseTime.multipliedBy(3), () -> {
+                    for (int i = 0; i < count; i++) {
+                        String which = "lease " + (i + 1) + " of " + count + " ";
+                        String after = " " + TestEnvironment.millis(TestEnvironment.since(held)) + " after all were held ("
+                                + acquired + "): does renewal cost a round trip per lease?";
+                        assertFalse(losses.get(i).isDone(), rig.msg(which + "was lost (" + losses.get(i).getNow(null) + ")" + after));
+                        assertTrue(leases.get(i).isValid(), rig.msg(which + "turned invalid" + after));
+                    }
+                    return probes.stream().allMatch(probe -> rig.track(probe.tryAcquire(leaseTime)).isEmpty());
+                });
+        for (int i = 0; i < count; i++) {
+            assertFalse(losses.get(i).isDone(), rig.msg("lease " + (i + 1) + " of " + count + " was lost (" + losses.get(i).getNow(null)
+                    + ") " + TestEnvironment.millis(TestEnvironment.since(held)) + " after all were held, before its release"));
+            leases.get(i).release();
+        }
+        for (int i = 0; i < count; i++) {
+            assertFalse(losses.get(i).isDone(), rig.msg("lost() of released lease " + (i + 1) + " of " + count + " completed"));
+        }
+        assertTrue(rig.track(probes.get(2).tryAcquire(leaseTime)).isPresent(),
+                rig.msg("after the releases, another client could not acquire the last name"));
+        rig.notes.add("3.6: " + acquired + "; all held and renewed for " + TestEnvironment.millis(leaseTime.multipliedBy(3)));
     }
 
     /**

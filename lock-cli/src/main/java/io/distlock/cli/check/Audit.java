@@ -50,7 +50,7 @@ public final class Audit {
      * 1.10 (it asks the server directly), and group 6 and 8.6 (a second principal). Every entry is one rule,
      * so that a narrower selection is a plain filter of this list.
      */
-    public static final String FULL = "1.1,1.2,1.3,1.4,1.5,1.6,1.7,1.8,1.9,2.1,2.2,2.3,2.4,2.5,2.6,2.7,2.9,3.1,3.2,3.3,3.4,3.5,4.1,5.1,5.2,5.3,5.4,5.6,8.1,8.2,8.3,8.4,8.5,9.1,9.2,9.3,9.4,9.6,9.7,9.8,9.9,9.10";
+    public static final String FULL = "1.1,1.2,1.3,1.4,1.5,1.6,1.7,1.8,1.9,2.1,2.2,2.3,2.4,2.5,2.6,2.7,2.9,3.1,3.2,3.3,3.4,3.5,3.6,4.1,5.1,5.2,5.3,5.4,5.6,8.1,8.2,8.3,8.4,8.5,9.1,9.2,9.3,9.4,9.6,9.7,9.8,9.9,9.10";
 
     /** {@code --quick}: one rule per property, a short contention run. */
     public static final String QUICK = "1.1,1.2,1.4,1.6,2.1,2.3,2.5,3.1,3.4,5.1,8.1,9.1,9.2";

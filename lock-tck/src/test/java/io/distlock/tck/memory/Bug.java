@@ -148,6 +148,12 @@ enum Bug {
     TIMEOUT_AS_LOST("timeout-as-lost", Shape.ONE_LINK,
             fails("4.21", "a renewal nobody answered was reported as lost")),
     /**
+     * Renewal costs one round trip per lease, to a server 2 ms away (the SPI's default
+     * {@code extendAll} over a real link): a tick of many leases outlasts their lease time.
+     */
+    PER_LEASE_RENEWAL("per-lease-renewal", Shape.ONE_LINK,
+            fails("3.6", "does renewal cost a round trip per lease?")),
+    /**
      * The server answers a request whose own grant it already holds as busy (a plain {@code SET NX}):
      * a retry after a lost reply waits on its own landed write until the wait runs out.
      */

@@ -40,6 +40,8 @@ final class MemoryDriver implements LockDriver {
     private static final Duration SESSION_NEVER_EXPIRES = Duration.ofDays(1);
     /** The fencing counter of {@link Bug#JVM_LOCAL_FENCE}: one per JVM, shared by its clients. */
     private static final AtomicLong JVM_LOCAL_FENCE = new AtomicLong();
+    /** The round trip each extension costs under {@link Bug#PER_LEASE_RENEWAL}: a server 2 ms away. */
+    private static final long PER_LEASE_ROUND_TRIP = TimeUnit.MILLISECONDS.toNanos(2);
 
     private final MemoryProtocol server;
     private final Bug bug;
@@ -234,6 +236,9 @@ final class MemoryDriver implements LockDriver {
 
     @Override
     public ExtendOutcome extend(Grant grant, Duration leaseTime) {
+        if (bug == Bug.PER_LEASE_RENEWAL) {
+            LockSupport.parkNanos(PER_LEASE_ROUND_TRIP); // the defect: each lease's extension is a round trip of its own
+        }
         String owner = owner(grant.request());
         if (bug == Bug.REORDERED_EXTENDS) {
             // The defect: the extension is applied later, on another "connection", and reported at once.
