@@ -15,8 +15,8 @@ import org.HdrHistogram.Histogram;
  * Several clients (each its own connections, as separate processes would have) take one lock in a
  * loop with an empty critical section. Measures acquisitions per second, the <em>hand-off</em>
  * latency — from the moment one holder starts its release to the moment the next holder (any
- * client, the same one included) has its grant in hand — and how evenly the grants were spread
- * over the clients.
+ * client, the same one included) has its grant in hand — how evenly the grants were spread
+ * over the clients, and how many went back to the client that had just released.
  */
 final class Contended implements Scenario {
 
@@ -45,6 +45,10 @@ final class Contended implements Scenario {
     private final boolean onRedis;
     /** Every grant in a recorded slice, the ones after its end included. */
     private long served;
+    /** The client of the slice's latest grant, -1 before the first. */
+    private int lastGrantee = -1;
+    /** Grants in recorded slices that went to the client of the grant before: it released, and took the lock back. */
+    private long regrants;
     private long recordedNanos;
 
     Contended(String name, List<Contender> contenders) {
@@ -87,6 +91,9 @@ final class Contended implements Scenario {
         long start = System.nanoTime();
         long end = start + Math.max(nanos, minSliceNanos);
         AtomicLong releaseStart = new AtomicLong();
+        synchronized (this) {
+            lastGrantee = -1; // a slice starts with every client taking its first turn
+        }
         AtomicReference<Throwable> failure = new AtomicReference<>();
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < contenders.size(); i++) {
@@ -130,6 +137,10 @@ final class Contended implements Scenario {
                         if (previous != 0) {
                             handOff.recordValue(granted - previous);
                         }
+                        if (lastGrantee == client) {
+                            regrants++;
+                        }
+                        lastGrantee = client;
                         grants[client]++;
                     }
                 }
@@ -157,6 +168,9 @@ final class Contended implements Scenario {
         extras.put("clients", (double) grants.length);
         extras.put("least share %", total == 0 ? 0 : 100.0 * min / total);
         extras.put("most share %", total == 0 ? 0 : 100.0 * max / total);
+        // With every other client waiting, a grant back to the client that just released is the
+        // waiters' loss: 1 / clients if the lock went to a random contender, 0 in strict FIFO.
+        extras.put("regrants %", total == 0 ? 0 : 100.0 * regrants / total);
         return new Measurement(name, total * 1e9 / Math.max(1, recordedNanos), handOff.getValueAtPercentile(50),
                 handOff.getValueAtPercentile(99), handOff.getValueAtPercentile(99.9), handOff.getTotalCount(), extras);
     }
@@ -171,6 +185,7 @@ final class Contended implements Scenario {
         served = 0;
         handOff.reset();
         java.util.Arrays.fill(grants, 0);
+        regrants = 0;
         recordedNanos = 0;
     }
 
