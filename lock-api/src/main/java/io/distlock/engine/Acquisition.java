@@ -95,6 +95,9 @@ final class Acquisition {
         boolean granted = false;
         Throwable failure = null;
         try {
+            if (waits) {
+                giveWokenWaitersTheirTurn();
+            }
             for (int attempt = 0; ; attempt++) {
                 long start = state.nanoTime();
                 Attempt result = attemptOnce(start);
@@ -120,6 +123,21 @@ final class Acquisition {
             throw e;
         } finally {
             end(granted, failure);
+        }
+    }
+
+    /**
+     * This client's release of the lock just woke waiters, whose attempts are on their way: a
+     * waiting acquire lets them go first, for the courtesy pause ({@link Waiting#takeCourtesy}), so
+     * that a client that releases and waits again does not take the lock straight back from them.
+     * Fairness only; the pause is part of the caller's wait.
+     */
+    private void giveWokenWaitersTheirTurn() throws InterruptedException {
+        long pause = Math.min(waiting.takeCourtesy(name, state.nanoTime()), deadline - state.nanoTime());
+        if (pause > 0) {
+            waiter = waiting.newWaiter();
+            waiter.await(pause); // woken early only by the client closing
+            state.checkOpen();
         }
     }
 

@@ -200,11 +200,21 @@ final class EngineClient implements LockClient, DriverContext {
         leases.sessionEnded(session);
     }
 
+    @Override
+    public void releaseWokeWaiters(String name, Duration roundTrip) {
+        waiting.releaseWokeWaiters(name, roundTrip, state.nanoTime());
+    }
+
     // ---- for the engine's own tests --------------------------------------------------------
 
     /** @return how many removals wait for the server */
     int pendingCleanups() {
         return leases.pendingCleanups();
+    }
+
+    /** @return how many names have a courtesy pause recorded ({@link Waiting#releaseWokeWaiters}) */
+    int courtesies() {
+        return waiting.courtesies();
     }
 
     /** @return true if a listener is set (without one, no event is even created) */

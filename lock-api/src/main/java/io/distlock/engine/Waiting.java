@@ -7,9 +7,11 @@ import io.distlock.spi.Backoff;
 import io.distlock.spi.LockDriver;
 import io.distlock.spi.LockRequest;
 
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * How one client's acquirers wait between attempts: where they sleep ({@link Waiter}s, all woken
@@ -22,11 +24,20 @@ import java.util.concurrent.ThreadLocalRandom;
  * back-off ({@link LockOptions.Builder#retryBackoff}), also cut short by the hint. After an attempt
  * with no answer: the retry back-off. Jitter keeps waiters that were woken together from retrying in
  * lockstep.
+ *
+ * <p>Before the first attempt: a courtesy pause, if this client's release of the lock just woke
+ * waiters ({@link #releaseWokeWaiters}), so that they get it ahead of the client that released it.
  */
 final class Waiting {
 
     /** Without reliable notifications, a notified waiter still polls this many maximum back-offs apart. */
     private static final int NOTIFIED_POLL_FACTOR = 10;
+    /** The shortest courtesy pause ({@link #releaseWokeWaiters}): a woken waiter's thread must get to run. */
+    static final long MIN_COURTESY_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    /** The longest: a slow release must not make the next acquire of a client that is alone slow. */
+    static final long MAX_COURTESY_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** From this many names on, a new courtesy first drops those that have run out. */
+    private static final int COURTESY_SWEEP_SIZE = 64;
 
     private final Set<Waiter> waiters = ConcurrentHashMap.newKeySet();
     private final Backoff retry;
@@ -34,6 +45,12 @@ final class Waiting {
     private final boolean notifications;
     private volatile boolean reliable;
     private volatile LockDriver driver;
+    /**
+     * Names whose release by this client woke waiters, and until when (engine clock) a waiting
+     * acquire of this client holds back its first attempt on them. Each is used once; those that ran
+     * out unused are dropped as new ones come, so the map stays small.
+     */
+    private final ConcurrentHashMap<String, Long> courtesyUntil = new ConcurrentHashMap<>();
 
     Waiting(LockOptions options, boolean notifications) {
         this.retry = Backoff.exponential(options.minRetryBackoff(), options.maxRetryBackoff());
@@ -99,6 +116,35 @@ final class Waiting {
             return Math.min(hint, retry.max().toNanos() * NOTIFIED_POLL_FACTOR);
         }
         return Math.min(retry.delayNanos(attempt + 1), hint);
+    }
+
+    /**
+     * This client's release of {@code name} woke waiters ({@link io.distlock.spi.DriverContext#releaseWokeWaiters}):
+     * its next waiting acquire of the name, if it starts soon, lets them go first.
+     *
+     * @param roundTrip how long the release took
+     * @param now       the engine's clock
+     */
+    void releaseWokeWaiters(String name, Duration roundTrip, long now) {
+        long pause = Math.min(MAX_COURTESY_NANOS, Math.max(MIN_COURTESY_NANOS, 2 * Math.max(0, roundTrip.toNanos())));
+        if (courtesyUntil.size() >= COURTESY_SWEEP_SIZE) {
+            courtesyUntil.values().removeIf(until -> until - now <= 0);
+        }
+        courtesyUntil.put(name, now + pause);
+    }
+
+    /**
+     * Takes the courtesy pause due before a waiting acquire's first attempt on {@code name}: what is
+     * left of it at {@code now}, or 0. Taken once: the next acquire does not pause again.
+     */
+    long takeCourtesy(String name, long now) {
+        Long until = courtesyUntil.remove(name);
+        return until == null ? 0 : Math.max(0, until - now);
+    }
+
+    /** @return how many names have a courtesy pause recorded, used or not (for tests) */
+    int courtesies() {
+        return courtesyUntil.size();
     }
 
     /** @return true if the backend declares change notifications ({@link Feature#WAIT_NOTIFICATION}) */

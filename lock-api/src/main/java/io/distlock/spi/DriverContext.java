@@ -102,4 +102,22 @@ public interface DriverContext {
      */
     default void sessionEnded(Object session) {
     }
+
+    /**
+     * Reports that this client's release of its lease on {@code name} woke waiters: the release's
+     * announcement reached at least one of them (of another client, or of this one). A fairness
+     * hint, never a safety one. The waiters' attempts are on their way; a client that releases and
+     * at once waits for the lock again would otherwise win that race more often than not (its
+     * attempt leaves when the release's answer comes; theirs, a thread's wake-up later). So an
+     * acquire of this client that waits for {@code name} and starts within a short courtesy pause —
+     * twice {@code roundTrip}, at least 200 µs and at most 20 ms — makes its first attempt only at
+     * its end. Single attempts ({@code tryAcquire} without a wait) are never held back. The default
+     * ignores it.
+     *
+     * @param name      the lock name
+     * @param roundTrip how long the release took, from sending it to its answer: about what a woken
+     *                  waiter needs to get its attempt to the server
+     */
+    default void releaseWokeWaiters(String name, Duration roundTrip) {
+    }
 }

@@ -76,6 +76,8 @@ final class ScriptedDriver implements LockDriver {
     volatile DriverContext context;
     /** When set, the next attempts are answered by it instead of the server model. */
     volatile Function<LockRequest, Attempt> attempts;
+    /** When set, every release that deletes a lock reports that it woke waiters, with this round trip. */
+    volatile Duration releaseWakesWaiters;
     /** While true, every call fails as an unreachable server does. */
     volatile boolean away;
     /** When set, extend and extendAll wait for it (a slow server); the call is counted in flight meanwhile. */
@@ -209,7 +211,12 @@ final class ScriptedDriver implements LockDriver {
             throw failure;
         }
         Held held = server.get(grant.name());
-        return held != null && held.owner.equals(grant.ownerToken()) && server.remove(grant.name(), held);
+        boolean released = held != null && held.owner.equals(grant.ownerToken()) && server.remove(grant.name(), held);
+        Duration roundTrip = releaseWakesWaiters;
+        if (released && roundTrip != null) {
+            context.releaseWokeWaiters(grant.name(), roundTrip);
+        }
+        return released;
     }
 
     @Override

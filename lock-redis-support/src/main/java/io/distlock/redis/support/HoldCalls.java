@@ -266,9 +266,17 @@ public final class HoldCalls {
 
     /**
      * @param reply a release or withdrawal's reply
-     * @return true if it deleted a hold
+     * @return true if it deleted a hold (1; or {@link LockScripts#WOKE_WAITERS}, a release that woke waiters too)
      */
     public static boolean one(Object reply) {
-        return reply instanceof Long value && value == 1L;
+        return reply instanceof Long value && (value == 1L || value == LockScripts.WOKE_WAITERS);
+    }
+
+    /**
+     * @param reply a release's reply
+     * @return true if it deleted the lock and its announcement reached a waiter
+     */
+    public static boolean wokeWaiters(Object reply) {
+        return reply instanceof Long value && value == LockScripts.WOKE_WAITERS;
     }
 }

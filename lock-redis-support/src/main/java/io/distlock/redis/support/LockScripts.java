@@ -145,16 +145,20 @@ public final class LockScripts {
 
     /**
      * Compare-and-delete, announcing the release. KEYS: lock key, owner record. ARGV: owner token,
-     * channel. Replies 1 if the token held the lock and it was deleted (with its owner record),
-     * else 0 (also for a key of another type, as in {@link #EXTEND}).
+     * channel. Replies 1 if the token held the lock and it was deleted (with its owner record), 2 if
+     * so and the announcement reached a waiter ({@link #WOKE_WAITERS}), else 0 (also for a key of
+     * another type, as in {@link #EXTEND}).
      */
     public static final RedisScript RELEASE = new RedisScript("release", String.join("\n",
             "if redis.pcall('GET', KEYS[1]) == ARGV[1] then",
             "  redis.call('DEL', KEYS[1], KEYS[2])",
-            "  notify(ARGV[2], 'released')",
+            "  if notify(ARGV[2], 'released') > 0 then return 2 end",
             "  return 1",
             "end",
             "return 0"));
+
+    /** {@link #RELEASE}'s reply when it deleted the lock and its announcement reached a subscriber. */
+    public static final long WOKE_WAITERS = 2;
 
     /**
      * Withdraws a request whose outcome is unknown (its reply was lost: its write may have landed,

@@ -221,12 +221,19 @@ public final class RedisLockDriver implements LockDriver {
     /**
      * Compare-and-delete; for a grant of a request that had an attempt with an unknown outcome
      * (retried, then granted), also the abandoned marker, since that attempt's write may still land.
+     * A release whose announcement reached a waiter says so to the engine, with its round trip
+     * ({@link DriverContext#releaseWokeWaiters}).
      */
     @Override
     public boolean release(Grant grant) {
         revocations.ended(grant.ownerToken());
         if (!lateWrites.mayLand(grant.ownerToken())) {
-            return HoldCalls.one(node.eval(operation("release", grant.request()), HoldCalls.release(grant.request())));
+            long sent = System.nanoTime();
+            Object reply = node.eval(operation("release", grant.request()), HoldCalls.release(grant.request()));
+            if (HoldCalls.wokeWaiters(reply)) {
+                revocations.context().releaseWokeWaiters(grant.name(), Duration.ofNanos(System.nanoTime() - sent));
+            }
+            return HoldCalls.one(reply);
         }
         return withdraw(grant.request());
     }

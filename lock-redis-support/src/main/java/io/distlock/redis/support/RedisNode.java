@@ -921,7 +921,7 @@ public final class RedisNode implements RedisKeyspace {
     }
 
     private static boolean one(Object reply) {
-        return reply instanceof Long value && value == 1L;
+        return HoldCalls.one(reply);
     }
 
     private static int millis(Duration d) {

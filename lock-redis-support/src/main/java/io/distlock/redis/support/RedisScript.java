@@ -26,15 +26,16 @@ import redis.clients.jedis.exceptions.JedisNoScriptException;
  * distlock waiter subscribes on the slot's primary, so where that primary has no subscriber nobody
  * is told anything and the shard's replicas are spared the message. A notice every client must hear
  * wherever it listens (a revocation's, on {@value LockScripts#REVOKED_CHANNEL}) stays a plain
- * {@code PUBLISH}.
+ * {@code PUBLISH}. {@code notify} returns how many subscribers the notice reached (0 where nobody
+ * listens), so that a release can tell its caller it woke waiters.
  */
 public final class RedisScript {
 
     /** What a script that notifies waiters calls. */
     private static final String NOTIFY = "notify(";
-    private static final String PLAIN_NOTIFY = "local function notify(channel, message) redis.call('PUBLISH', channel, message) end\n";
+    private static final String PLAIN_NOTIFY = "local function notify(channel, message) return redis.call('PUBLISH', channel, message) end\n";
     private static final String SHARDED_NOTIFY = "local function notify(channel, message)"
-            + " if redis.call('PUBSUB', 'SHARDNUMSUB', channel)[2] > 0 then redis.call('SPUBLISH', channel, message) end end\n";
+            + " if redis.call('PUBSUB', 'SHARDNUMSUB', channel)[2] > 0 then return redis.call('SPUBLISH', channel, message) end return 0 end\n";
 
     private final String name;
     private final String source;

@@ -63,6 +63,11 @@ public final class Revocations implements AutoCloseable {
         });
     }
 
+    /** @return the engine this client reports to (revocations here; a driver's other reports too) */
+    public DriverContext context() {
+        return context;
+    }
+
     /** @return the engine's owner description of this client, which every grant's record carries */
     public String owner() {
         return context.owner();

@@ -33,13 +33,14 @@ class RedisNodeTest {
     private RedisServer redis;
     private RedisNode node;
     private RedisLockDriver driver;
+    private final RecordingContext context = new RecordingContext();
 
     @BeforeEach
     void start() {
         redis = RedisServer.start();
         node = RedisNode.connect(RedisEndpoint.parse(URI.create(redis.uri()), RedisEndpoint.OPTIONS),
                 Duration.ofSeconds(1), Duration.ofSeconds(2), 4);
-        driver = new RedisLockDriver(node, new RecordingContext());
+        driver = new RedisLockDriver(node, context);
     }
 
     @AfterEach
@@ -194,6 +195,23 @@ class RedisNodeTest {
         watches.get(0).close(); // idempotent
         await().atMost(5, SECONDS).until(() -> subscribers("distlock:released:{watched-3}") == 0L);
         assertThat(subscriberConnections()).as("the connection stays for later watchers").isEqualTo(1);
+    }
+
+    @Test
+    void aReleaseWhoseAnnouncementReachedAWaiterSaysSoWithItsRoundTrip() {
+        assertThat(driver.release(driver.tryAcquire(request("alone", "a")).grant())).isTrue();
+        assertThat(context.wokeWaiters).as("nobody listened").isEmpty();
+
+        Watch watch = driver.watch("waited", () -> { });
+        assertThat(watch.active()).succeedsWithin(Duration.ofSeconds(5));
+        Grant grant = driver.tryAcquire(request("waited", "b")).grant();
+        long start = System.nanoTime();
+        assertThat(driver.release(grant)).as("still reported released").isTrue();
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(context.wokeWaiters).containsOnlyKeys("waited");
+        assertThat(context.wokeWaiters.get("waited")).isPositive().isLessThanOrEqualTo(took);
+        assertThat(driver.release(grant)).as("released already").isFalse();
+        watch.close();
     }
 
     @Test

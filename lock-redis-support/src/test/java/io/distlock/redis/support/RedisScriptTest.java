@@ -21,10 +21,10 @@ class RedisScriptTest {
         for (RedisScript script : NOTIFYING) {
             RedisScript twin = script.sharded();
             assertThat(twin).as(script.name()).isNotSameAs(script);
-            assertThat(script.source()).as(script.name()).startsWith("local function notify(").contains("redis.call('PUBLISH', channel")
+            assertThat(script.source()).as(script.name()).startsWith("local function notify(").contains("return redis.call('PUBLISH', channel")
                     .doesNotContain("SPUBLISH");
             assertThat(twin.source()).as(script.name()).startsWith("local function notify(")
-                    .contains("'SHARDNUMSUB', channel)[2] > 0 then redis.call('SPUBLISH', channel")
+                    .contains("'SHARDNUMSUB', channel)[2] > 0 then return redis.call('SPUBLISH', channel")
                     .endsWith(script.source().substring(script.source().indexOf('\n')));
             assertThat(twin.sha1()).isNotEqualTo(script.sha1());
             assertThat(twin.sharded()).as("a twin is its own twin").isSameAs(twin);
