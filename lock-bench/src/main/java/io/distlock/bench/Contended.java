@@ -37,6 +37,9 @@ final class Contended implements Scenario {
         void close();
     }
 
+    /** The extra that counts grants back to the client that had just released, in per cent of all grants. */
+    static final String REGRANTS = "regrants %";
+
     private final String name;
     private final List<Contender> contenders;
     private final Histogram handOff = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
@@ -170,7 +173,7 @@ final class Contended implements Scenario {
         extras.put("most share %", total == 0 ? 0 : 100.0 * max / total);
         // With every other client waiting, a grant back to the client that just released is the
         // waiters' loss: 1 / clients if the lock went to a random contender, 0 in strict FIFO.
-        extras.put("regrants %", total == 0 ? 0 : 100.0 * regrants / total);
+        extras.put(REGRANTS, total == 0 ? 0 : 100.0 * regrants / total);
         return new Measurement(name, total * 1e9 / Math.max(1, recordedNanos), handOff.getValueAtPercentile(50),
                 handOff.getValueAtPercentile(99), handOff.getValueAtPercentile(99.9), handOff.getTotalCount(), extras);
     }

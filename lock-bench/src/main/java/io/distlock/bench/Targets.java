@@ -38,6 +38,14 @@ final class Targets {
             double rawP99 = median(report.ratios(Scenarios.CONTENDED_RAW, true));
             lines.add("  context: the raw notified hand-off (no library) is " + f(rawP50) + "× / " + f(rawP99)
                     + "× the pair (p50 / p99); distlock's hand-off is " + f(p50 / rawP50) + "× / " + f(p99 / rawP99) + "× that floor");
+            double regrants = median(report.row(Scenarios.CONTENDED_DISTLOCK).stream()
+                    .mapToDouble(m -> m.extras().get(Contended.REGRANTS)).toArray());
+            lines.add(line(regrants <= 25, "contended: " + f(regrants) + " % of grants back to the client that had just released"
+                    + " (target ≤ 25 %)"));
+            if (!report.row(Scenarios.CONTENDED_REDISSON).isEmpty()) {
+                double redisson = median(report.ratios(Scenarios.CONTENDED_DISTLOCK, Scenarios.CONTENDED_REDISSON, false));
+                lines.add(line(redisson <= 0.4, "contended hand-off p50 " + f(redisson) + "× Redisson RLock's (target ≤ 0.4×)"));
+            }
         }
         if (!report.row(Peers.REDLOCK).isEmpty() && !report.row(Scenarios.DISTLOCK_NO_FENCE).isEmpty()) {
             double redlock = median(report.ratios(Peers.REDLOCK, false));

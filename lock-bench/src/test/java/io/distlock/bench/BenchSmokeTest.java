@@ -103,7 +103,10 @@ class BenchSmokeTest {
                 .isLessThanOrEqualTo(scale.extras().get("allowed per tick (1 per started 1000 leases)"));
 
         assertThat(out).contains("| scenario | ops/s | p50 µs |").contains("Targets (median of runs):");
-        assertThat(report.row(Scenarios.CONTENDED_DISTLOCK).get(0).extras()).containsKeys("least share %", "most share %");
+        assertThat(report.row(Scenarios.CONTENDED_DISTLOCK).get(0).extras()).containsKeys("least share %", "most share %",
+                Contended.REGRANTS);
+        assertThat(out).containsPattern("contended: [0-9.]+ % of grants back to the client that had just released \\(target ≤ 25 %\\)")
+                .containsPattern("contended hand-off p50 [0-9.]+× Redisson RLock's \\(target ≤ 0\\.4×\\)");
     }
 
     /**
