@@ -3,8 +3,12 @@ package io.distlock.bench;
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.ZooKeeperProcess;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -52,10 +56,19 @@ final class ZooKeeperPeers implements AutoCloseable {
 
     /** A server in the bench's JVM. */
     static ZooKeeperPeers inProcess() throws Exception {
-        InstanceSpec spec = new InstanceSpec(null, FreePorts.find(), FreePorts.find(), FreePorts.find(), true, 1,
-                -1, -1, Map.of(), FreePorts.LOOPBACK);
+        // The data directory under a directory of the bench's: the server writes its configuration
+        // file beside it, which would otherwise stay in the system's temporary directory.
+        Path root = Files.createTempDirectory("distlock-bench-zk-");
+        InstanceSpec spec = new InstanceSpec(Files.createDirectories(root.resolve("data")).toFile(), FreePorts.find(),
+                FreePorts.find(), FreePorts.find(), true, 1, -1, -1, Map.of(), FreePorts.LOOPBACK);
         TestingServer server = new TestingServer(spec, true);
-        return new ZooKeeperPeers(server, FreePorts.LOOPBACK + ":" + server.getPort(), "");
+        AutoCloseable closing = () -> {
+            server.close();
+            try (Stream<Path> files = Files.walk(root)) {
+                files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+            }
+        };
+        return new ZooKeeperPeers(closing, FreePorts.LOOPBACK + ":" + server.getPort(), "");
     }
 
     /** A server in a JVM of its own. */

@@ -91,16 +91,22 @@ final class ZkServers implements Closeable {
         this.root = root;
     }
 
-    private static InstanceSpec spec(int serverId) {
-        return new InstanceSpec(null, FreePorts.find(), FreePorts.find(), FreePorts.find(), true, serverId, TICK_MILLIS, 100,
-                Map.of(), FreePorts.LOOPBACK);
+    /**
+     * The data directory goes under {@code root}: an embedded server writes its configuration file
+     * next to its data directory (a {@code zookeeper.configuration*.properties}), which would
+     * otherwise be left in the system's temporary directory at every start.
+     */
+    private static InstanceSpec spec(int serverId, Path root) throws IOException {
+        return new InstanceSpec(Files.createDirectories(root.resolve("data")).toFile(), FreePorts.find(), FreePorts.find(),
+                FreePorts.find(), true, serverId, TICK_MILLIS, 100, Map.of(), FreePorts.LOOPBACK);
     }
 
     static ZkServers single() {
         try {
-            InstanceSpec spec = spec(1);
+            Path root = Files.createTempDirectory("distlock-zk-");
+            InstanceSpec spec = spec(1, root);
             TestingServer server = new TestingServer(spec, true);
-            ZkServers servers = new ZkServers(server, spec, List.of(), null);
+            ZkServers servers = new ZkServers(server, spec, List.of(), root);
             servers.awaitWritable(Duration.ofSeconds(30));
             return servers;
         } catch (Exception e) {

@@ -1,6 +1,7 @@
 package io.distlock.zookeeper.internal;
 
 import io.distlock.LockOptions;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
@@ -10,9 +11,12 @@ import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -28,8 +32,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ZkSessionDeleteTest {
 
     @Test
-    void aRefusedDeleteOfANodeThatIsGoneIsConfirmedAndOfOneThatIsThereIsRefused() throws Exception {
-        try (TestingServer server = new TestingServer(true)) {
+    void aRefusedDeleteOfANodeThatIsGoneIsConfirmedAndOfOneThatIsThereIsRefused(@TempDir Path root) throws Exception {
+        // Under the test's own directory: the server writes its configuration file beside its data.
+        InstanceSpec spec = new InstanceSpec(Files.createDirectories(root.resolve("data")).toFile(), -1, -1, -1, true, -1);
+        try (TestingServer server = new TestingServer(spec, true)) {
             ZooKeeper old = new ZooKeeper(server.getConnectString(), 10_000, event -> { });
             old.addAuthInfo("digest", "alice:old-pw".getBytes(StandardCharsets.UTF_8));
             List<ACL> oldOnly = new ArrayList<>(List.of(new ACL(ZooDefs.Perms.ALL,
