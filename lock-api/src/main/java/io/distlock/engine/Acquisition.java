@@ -95,7 +95,7 @@ final class Acquisition {
         boolean granted = false;
         Throwable failure = null;
         try {
-            if (waits) {
+            if (waits && hold.kind() == Hold.Kind.EXCLUSIVE) {
                 giveWokenWaitersTheirTurn();
             }
             for (int attempt = 0; ; attempt++) {

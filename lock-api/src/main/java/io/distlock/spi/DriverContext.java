@@ -104,15 +104,15 @@ public interface DriverContext {
     }
 
     /**
-     * Reports that this client's release of its lease on {@code name} woke waiters: the release's
-     * announcement reached at least one of them (of another client, or of this one). A fairness
-     * hint, never a safety one. The waiters' attempts are on their way; a client that releases and
-     * at once waits for the lock again would otherwise win that race more often than not (its
-     * attempt leaves when the release's answer comes; theirs, a thread's wake-up later). So an
-     * acquire of this client that waits for {@code name} and starts within a short courtesy pause —
-     * twice {@code roundTrip}, at least 200 µs and at most 20 ms — makes its first attempt only at
-     * its end. Single attempts ({@code tryAcquire} without a wait) are never held back. The default
-     * ignores it.
+     * Reports that this client's release of its lock on {@code name} (an exclusive hold, not a read
+     * hold or a permit) woke waiters: the release's announcement reached at least one of them (of
+     * another client, or of this one). A fairness hint, never a safety one. The waiters' attempts
+     * are on their way; a client that releases and at once waits for the lock again would otherwise
+     * win that race more often than its share (its attempt leaves when the release's answer comes;
+     * theirs, a thread's wake-up later). So an acquire of this client that waits for the lock
+     * {@code name} and starts within a short courtesy pause — twice {@code roundTrip}, at least
+     * 200 µs and at most 20 ms — makes its first attempt only at the pause's end. Single attempts
+     * ({@code tryAcquire} without a wait) are never held back. The default ignores it.
      *
      * @param name      the lock name
      * @param roundTrip how long the release took, from sending it to its answer: about what a woken

@@ -20,9 +20,14 @@ class EngineCourtesyTest {
 
     private static final Duration LEASE = Duration.ofSeconds(10);
     private final ManualRuntime runtime = new ManualRuntime();
-    private final ScriptedDriver driver = new ScriptedDriver(runtime::nanoTime, false);
+    private final ScriptedDriver driver = withSharedHolds(new ScriptedDriver(runtime::nanoTime, false));
     private final EngineClient client = EngineClient.connect(driver.backend(), URI.create("scripted://test"),
             LockOptions.defaults(), runtime);
+
+    private static ScriptedDriver withSharedHolds(ScriptedDriver driver) {
+        driver.declared = ScriptedDriver.SHARED_HOLDS_DESCRIPTOR;
+        return driver;
+    }
 
     @AfterEach
     void close() {
@@ -54,6 +59,17 @@ class EngineCourtesyTest {
         assertThat(client.courtesies()).as("neither took x's pause").isEqualTo(1);
         client.lock("x").tryAcquire(LEASE, Duration.ofSeconds(5)).orElseThrow().release();
         assertThat(client.courtesies()).as("the waiting acquire of x took it").isZero();
+    }
+
+    @Test
+    void aReadHoldAPermitOrAWriteHoldOfTheSameNameDoesNotTakeTheLocksPause() throws InterruptedException {
+        driver.releaseWakesWaiters = Duration.ofMillis(5);
+        client.lock("x").tryAcquire(LEASE).orElseThrow().release();
+        driver.releaseWakesWaiters = null;
+        client.readWriteLock("x").readLock().tryAcquire(LEASE, Duration.ofSeconds(5)).orElseThrow().release();
+        client.readWriteLock("x").writeLock().tryAcquire(LEASE, Duration.ofSeconds(5)).orElseThrow().release();
+        client.semaphore("x", 2).tryAcquire(LEASE, Duration.ofSeconds(5)).orElseThrow().release();
+        assertThat(client.courtesies()).as("the pause is the lock's: other kinds of hold live in other key spaces").isEqualTo(1);
     }
 
     @Test
