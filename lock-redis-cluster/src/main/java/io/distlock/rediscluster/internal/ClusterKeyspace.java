@@ -442,44 +442,50 @@ public final class ClusterKeyspace implements RedisKeyspace {
      * after the map is read again — all until {@code deadline}.
      */
     private Answer send(String operation, int slot, List<Call> calls, long deadline) {
-        RedisNode node = owner(slot, operation);
+        RedisNode node = owner(slot);
         boolean asking = false;
         int redirects = 0;
         int failures = 0;
         while (true) {
             RuntimeException failure;
             Replies replies = null;
-            try {
-                List<Call> sent = calls;
-                if (asking) {
-                    sent = new ArrayList<>(calls.size() + 1);
-                    sent.add(ASKING);
-                    sent.addAll(calls);
-                }
-                PendingReply pending = node.send(operation, false, sent);
-                replies = pending.await(deadline);
-                if (asking) {
-                    replies = new Replies(replies.values().subList(1, replies.values().size()), replies.serverInfo());
-                }
-                RedisRedirect redirect = redirected(replies);
-                if (redirect != null && ++redirects <= REDIRECTS_IN_A_ROW) {
-                    if (!redirect.ask()) {
-                        refresh(null); // the map is stale for sure
+            if (node == null) {
+                // No node serves the slot in the map as last read. Like a CLUSTERDOWN answer, this is
+                // "not served now": the slot may be covered again (or the map read again) before the deadline.
+                failure = uncovered(slot, operation);
+            } else {
+                try {
+                    List<Call> sent = calls;
+                    if (asking) {
+                        sent = new ArrayList<>(calls.size() + 1);
+                        sent.add(ASKING);
+                        sent.addAll(calls);
                     }
-                    node = node(settings.reachable(redirect.target()));
-                    asking = redirect.ask();
-                    continue;
+                    PendingReply pending = node.send(operation, false, sent);
+                    replies = pending.await(deadline);
+                    if (asking) {
+                        replies = new Replies(replies.values().subList(1, replies.values().size()), replies.serverInfo());
+                    }
+                    RedisRedirect redirect = redirected(replies);
+                    if (redirect != null && ++redirects <= REDIRECTS_IN_A_ROW) {
+                        if (!redirect.ask()) {
+                            refresh(null); // the map is stale for sure
+                        }
+                        node = node(settings.reachable(redirect.target()));
+                        asking = redirect.ask();
+                        continue;
+                    }
+                    failure = redirect != null ? redirect : notServing(replies);
+                    if (failure == null) {
+                        return new Answer(replies, node);
+                    }
+                } catch (BackendUnavailableException | IllegalStateException e) {
+                    if (closed) {
+                        throw e instanceof IllegalStateException ? e : new IllegalStateException("the Redis Cluster client is closed", e);
+                    }
+                    failure = e instanceof BackendUnavailableException ? e : new BackendUnavailableException(node.endpoint().endpoint(),
+                            "Redis at " + node.endpoint() + " was dropped from the cluster's map during " + operation, e);
                 }
-                failure = redirect != null ? redirect : notServing(replies);
-                if (failure == null) {
-                    return new Answer(replies, node);
-                }
-            } catch (BackendUnavailableException | IllegalStateException e) {
-                if (closed) {
-                    throw e instanceof IllegalStateException ? e : new IllegalStateException("the Redis Cluster client is closed", e);
-                }
-                failure = e instanceof BackendUnavailableException ? e : new BackendUnavailableException(node.endpoint().endpoint(),
-                        "Redis at " + node.endpoint() + " was dropped from the cluster's map during " + operation, e);
             }
             // Not served now: a failover or a migration under way, an uncovered slot, or a node down.
             if (!pause(deadline, ++failures)) {
@@ -493,7 +499,7 @@ public final class ClusterKeyspace implements RedisKeyspace {
                 throw failure;
             }
             refresh(map);
-            node = owner(slot, operation);
+            node = owner(slot);
             asking = false;
             redirects = 0;
         }
@@ -531,21 +537,23 @@ public final class ClusterKeyspace implements RedisKeyspace {
     }
 
     /**
-     * @return the node serving {@code slot}, reading the map again once if it names none
-     * @throws BackendUnavailableException if no node serves it (the cluster is down for that slot)
+     * @return the node serving {@code slot}, reading the map again if it names none (unless it was
+     *     read moments ago); null if the map still names none
      */
-    private RedisNode owner(int slot, String operation) {
+    private RedisNode owner(int slot) {
         SlotMap seen = currentMap();
         String owner = seen.owners()[slot];
         if (owner == null) {
             refresh(seen);
             owner = currentMap().owners()[slot];
         }
-        if (owner == null) {
-            throw new BackendUnavailableException(settings.seeds().get(0).endpoint(), "no node of the Redis Cluster at " + describe()
-                    + " serves hash slot " + slot + " (" + operation + "): the cluster is down for it (CLUSTERDOWN)", null);
-        }
-        return node(owner);
+        return owner == null ? null : node(owner);
+    }
+
+    /** What a call reports when, up to its deadline, no node served its slot. */
+    private BackendUnavailableException uncovered(int slot, String operation) {
+        return new BackendUnavailableException(settings.seeds().get(0).endpoint(), "no node of the Redis Cluster at " + describe()
+                + " serves hash slot " + slot + " (" + operation + "): the cluster is down for it (CLUSTERDOWN)", null);
     }
 
     private SlotMap currentMap() {
