@@ -35,6 +35,9 @@ import java.util.stream.Collectors;
         + " under a random distlock-check/ prefix. Exits 0 only when every rule that ran passed.")
 final class CheckCommand implements Callable<Integer> {
 
+    /** How long Ctrl-C waits for the interrupted audit's rules to end before it deletes their temporary verdicts. */
+    private static final Duration INTERRUPTED_RUN_END = Duration.ofSeconds(10);
+
     @Spec
     CommandSpec spec;
 
@@ -92,6 +95,12 @@ final class CheckCommand implements Callable<Integer> {
             out.println("interrupted: released what the audit held (a lease it could not release expires on its own)");
             writeReport(out, audit, backend, started, startNanos, true);
             out.flush();
+            if (report == null) {
+                // The temporary verdicts go too, once the TCK stopped writing them (else it would
+                // create the directory again after the delete); bounded, for a rule stuck past its clients' close.
+                audit.awaitEnd(INTERRUPTED_RUN_END);
+                deleteQuietly(verdicts);
+            }
         }, "distlock-check-interrupted");
         Runtime.getRuntime().addShutdownHook(onInterrupt);
         List<Report.RuleResult> results;

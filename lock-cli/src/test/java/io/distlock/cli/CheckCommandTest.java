@@ -13,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -120,9 +121,10 @@ class CheckCommandTest {
     }
 
     @Test
-    void ctrlCDuringAnAuditLeavesNothingHeld() {
+    void ctrlCDuringAnAuditLeavesNothingHeld(@TempDir Path tmp) throws IOException {
         String uri = Servers.uri("zookeeper");
-        Distlock.Running check = Distlock.launcher().start("check", uri, "--rules", "1.1", "--duration", "60s");
+        Distlock.Running check = Distlock.launcher().env("JAVA_OPTS", "-Djava.io.tmpdir=" + tmp)
+                .start("check", uri, "--rules", "1.1", "--duration", "60s");
         await().atMost(Duration.ofSeconds(60)).until(() -> check.outputSoFar().contains("running 1.1"));
         Matcher prefix = Pattern.compile("on names under (distlock-check/[0-9a-f]{8}/)").matcher(check.outputSoFar());
         assertThat(prefix.find()).isTrue();
@@ -136,6 +138,10 @@ class CheckCommandTest {
             // hook closing them they would stay for the session timeout (10 s), not the 2 s allowed here.
             await().atMost(Duration.ofSeconds(2)).untilAsserted(() ->
                     assertThat(look.holders(prefix.group(1), 100)).as("what the audit left held").isEmpty());
+        }
+        try (var left = Files.list(tmp)) {
+            assertThat(left.map(p -> p.getFileName().toString())).as("what the audit left in java.io.tmpdir")
+                    .noneMatch(f -> f.startsWith("distlock-check"));
         }
     }
 

@@ -28,6 +28,8 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -63,6 +65,8 @@ public final class Audit {
     private final Map<String, List<History>> histories = new ConcurrentHashMap<>();
     private final List<Report.RuleResult> results = new CopyOnWriteArrayList<>();
     private volatile boolean abandoned;
+    /** Counted down when {@link #run} returns: the TCK has then written its verdict file, if it writes one. */
+    private final CountDownLatch ended = new CountDownLatch(1);
 
     /**
      * @param uri         the deployment
@@ -133,8 +137,28 @@ public final class Audit {
                 .configurationParameter("distlock.tck.rules", selection)
                 .configurationParameter("distlock.tck.reportDir", verdictDir.toString())
                 .build();
-        LauncherFactory.create().execute(request, new Listener(progress));
+        try {
+            LauncherFactory.create().execute(request, new Listener(progress));
+        } finally {
+            ended.countDown();
+        }
         return results();
+    }
+
+    /**
+     * Waits until {@link #run} has returned, for at most {@code bound}: after {@link #abandon} the rule
+     * that was running fails at its next call and the rest fail at once, but the TCK still writes the
+     * verdict file as the run ends (creating its directory again if it was deleted meanwhile).
+     *
+     * @return true if the run ended within the bound; false on timeout or interrupt
+     */
+    public boolean awaitEnd(Duration bound) {
+        try {
+            return ended.await(bound.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
     }
 
     /** @return the results so far, in rule order */
