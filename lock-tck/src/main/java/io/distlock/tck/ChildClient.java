@@ -48,6 +48,8 @@ final class ChildClient implements AutoCloseable {
     private static final Set<Process> RUNNING = ConcurrentHashMap.newKeySet();
     private static final String EXITED = "\u0000exited";
     private static final int STDERR_LINES = 40;
+    /** How long a failure the child reported waits for its stack trace to be read from the child's standard error. */
+    private static final Duration STACK_TRACE_WAIT = Duration.ofSeconds(2);
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(() -> RUNNING.forEach(Process::destroyForcibly),
@@ -291,6 +293,8 @@ final class ChildClient implements AutoCloseable {
                     + " (in the client in a separate process, pid " + pid() + ")", null);
         }
         if (fields[0].equals("failed")) {
+            // The child printed the stack trace before it answered; its reader thread may not have read it yet.
+            awaitStderrLine(fields[1], STACK_TRACE_WAIT);
             throw failure("failed to " + what + ": " + fields[1] + ": " + ChildClientMain.decode(fields[2]));
         }
         return new Answer(fields, sent, received);
@@ -323,6 +327,25 @@ final class ChildClient implements AutoCloseable {
         answers.add(EXITED);
     }
 
+    /** Waits, at most {@code bound}, until a line of the child's standard error kept here contains {@code text}. */
+    private void awaitStderrLine(String text, Duration bound) {
+        long deadline = System.nanoTime() + bound.toNanos();
+        synchronized (stderr) {
+            while (stderr.stream().noneMatch(line -> line.contains(text))) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(stderr, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
     private void keepStderr(InputStream err) {
         try (BufferedReader reader = new BufferedReader(new InputStreamReader(err, StandardCharsets.UTF_8))) {
             for (String line = reader.readLine(); line != null; line = reader.readLine()) {
@@ -331,6 +354,7 @@ final class ChildClient implements AutoCloseable {
                     if (stderr.size() > STDERR_LINES) {
                         stderr.removeFirst();
                     }
+                    stderr.notifyAll();
                 }
             }
         } catch (IOException gone) {
