@@ -16,6 +16,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.time.Duration;
@@ -82,6 +84,27 @@ class ZooKeeperTlsTest {
             }
             lease.release();
             assertThat(a.toString()).doesNotContain(LOCKER_PASSWORD, CERTS.trustStore().password(), CERTS.client().keyStore().password());
+        }
+    }
+
+    /**
+     * A server that accepts connections and never answers, listed first: the TLS probe (which goes
+     * through the hosts in the order listed) gives it half the connect timeout and moves on, as the
+     * client itself does; before, it waited on it for the whole connect timeout and the connect failed.
+     */
+    @Test
+    void aFrozenServerListedFirstKeepsNeitherTheTlsProbeNorTheClientFromTheLiveOne() throws Exception {
+        try (ServerSocket frozen = new ServerSocket(0, 16, InetAddress.getLoopbackAddress())) {
+            String uri = uri("127.0.0.1:" + frozen.getLocalPort() + "," + zk.connectString(), "locker:" + LOCKER_PASSWORD, "/tls",
+                    CERTS.trustStore(), CERTS.client().keyStore());
+            try (LockClient client = Locks.connect(URI.create(uri), options()); LockClient other = Locks.connect(URI.create(
+                    uri(zk.connectString(), "locker:" + LOCKER_PASSWORD, "/tls", CERTS.trustStore(), CERTS.client().keyStore())),
+                    options())) {
+                Lease lease = client.lock("frozen-first").tryAcquire(Duration.ofSeconds(5)).orElseThrow();
+                assertThat(other.lock("frozen-first").tryAcquire(Duration.ofSeconds(1))).isEmpty();
+                lease.release();
+                assertThat(other.lock("frozen-first").tryAcquire(Duration.ofSeconds(1))).isPresent();
+            }
         }
     }
 

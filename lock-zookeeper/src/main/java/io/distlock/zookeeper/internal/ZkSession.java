@@ -165,7 +165,9 @@ final class ZkSession {
                     }
                     watcher.process(event);
                 };
-                ZooKeeper zk = new ZooKeeper(connectString, sessionTimeout, watching, canBeReadOnly, config);
+                // A frozen member costs each connect at most a quarter of the connect timeout (see ZkHosts).
+                ZooKeeper zk = new ZooKeeper(connectString, sessionTimeout, watching, canBeReadOnly,
+                        new ZkHosts(connectString, sessionTimeout, options.connectTimeout()), config);
                 handle.set(zk);
                 if (identity != null) {
                     zk.addAuthInfo("digest", identity.auth()); // sent before any request, and again on each reconnect

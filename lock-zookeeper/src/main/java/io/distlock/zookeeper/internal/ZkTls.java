@@ -11,6 +11,7 @@ import javax.net.ssl.SSLSocket;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -80,7 +81,8 @@ final class ZkTls {
 
         private void run(List<String> hosts, String endpoint, long deadlineNanos) {
             try {
-                for (String host : hosts) {
+                for (int k = 0; k < hosts.size(); k++) {
+                    String host = hosts.get(k);
                     int colon = host.lastIndexOf(':');
                     String name = host.substring(0, colon);
                     if (name.startsWith("[")) {
@@ -88,13 +90,17 @@ final class ZkTls {
                     }
                     int port = Integer.parseInt(host.substring(colon + 1));
                     int left = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
+                    // No host but the last may take more than half of the time left: one that accepts
+                    // connections and never answers (a frozen server) must leave the next one time to
+                    // answer, as the client itself moves on (see ZkHosts).
+                    int budget = k == hosts.size() - 1 ? left : Math.max(1, left / 2);
                     Socket plain = new Socket();
                     socket = plain;
                     if (closed) {
                         return;
                     }
                     try {
-                        plain.connect(new InetSocketAddress(name, port), left);
+                        plain.connect(new InetSocketAddress(name, port), budget);
                     } catch (IOException unreachable) {
                         plain.close();
                         continue; // the client will try the next server too
@@ -104,7 +110,7 @@ final class ZkTls {
                     SSLParameters parameters = secure.getSSLParameters();
                     parameters.setEndpointIdentificationAlgorithm("HTTPS");
                     secure.setSSLParameters(parameters);
-                    secure.setSoTimeout(left);
+                    secure.setSoTimeout(budget);
                     try {
                         secure.startHandshake();
                     } catch (SSLException e) {
@@ -112,6 +118,9 @@ final class ZkTls {
                         refused.complete(refusal);
                         handshake.complete(refusal);
                         return;
+                    } catch (SocketTimeoutException silent) {
+                        secure.close();
+                        continue; // accepted and never answered: nothing learned from this host, try the next
                     }
                     handshake.complete(null);
                     // A server refusing the client's certificate says so after a TLS 1.3 handshake: read
