@@ -207,9 +207,14 @@ final class SentinelPrimary implements Primary {
                 failures.add("no time left to ask " + sentinels.endpoint(i));
                 continue;
             }
+            // No Sentinel but the last one asked may take more than half of the time left: one that
+            // accepts connections and never answers (a frozen process) must leave the others time to
+            // answer within the connect timeout.
+            long now = System.nanoTime();
+            long until = k == n - 1 ? deadlineNanos : now + Math.max(0, deadlineNanos - now) / 2;
             Sentinels.Address address;
             try {
-                address = sentinels.ask(i, deadlineNanos);
+                address = sentinels.ask(i, until);
             } catch (LockException e) {
                 failures.add("Sentinel " + sentinels.endpoint(i) + ": " + e.getMessage());
                 if (e instanceof AuthenticationException || e instanceof AccessDeniedException) {
