@@ -144,12 +144,18 @@ public final class ClusterKeyspace implements RedisKeyspace {
         ClusterKeyspace keyspace = new ClusterKeyspace(settings, options);
         try {
             List<String> failures = new ArrayList<>();
-            for (RedisEndpoint seed : settings.seeds()) {
+            long deadline = System.nanoTime() + options.connectTimeout().toNanos();
+            List<RedisEndpoint> seeds = settings.seeds();
+            for (int k = 0; k < seeds.size(); k++) {
+                RedisEndpoint seed = seeds.get(k);
                 RedisNode node = keyspace.node(settings.reachable(seed.endpoint()));
+                // No seed but the last may take more than half of the time left: one that accepts
+                // connections and never answers (a frozen node) must leave the others time to answer.
+                long now = System.nanoTime();
+                long until = k == seeds.size() - 1 ? deadline : now + Math.max(0, deadline - now) / 2;
                 String info;
                 try {
-                    info = text(node.send("check that it is a cluster node", false, List.of(INFO_CLUSTER))
-                            .await(System.nanoTime() + options.connectTimeout().plus(options.operationTimeout()).toNanos()).value(0));
+                    info = text(node.send("check that it is a cluster node", false, List.of(INFO_CLUSTER)).await(until).value(0));
                 } catch (BackendUnavailableException e) {
                     failures.add(e.getMessage());
                     continue;
