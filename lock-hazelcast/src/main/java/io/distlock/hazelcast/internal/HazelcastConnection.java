@@ -96,10 +96,16 @@ final class HazelcastConnection implements AutoCloseable {
         strategy.getConnectionRetryConfig().setClusterConnectTimeoutMillis(-1).setInitialBackoffMillis(100)
                 .setMaxBackoffMillis(1_000);
         // A member that stops answering (frozen, cut off) is given up after the heartbeat timeout, and
-        // its calls retried on another: one operation timeout (within 2 s .. 60 s), not Hazelcast's
-        // default minute, in which every call that lands on it would time out.
-        long heartbeatTimeout = Math.min(60_000, Math.max(2_000, options.operationTimeout().toMillis()));
-        config.setProperty("hazelcast.client.heartbeat.interval", "1000");
+        // its calls retried on another: one operation timeout, not Hazelcast's default minute, in
+        // which every call that lands on it would time out. It is also how long the client waits for
+        // a member to answer its authentication, so at connect a member that accepts connections and
+        // never answers costs that much before the next is tried: at most half the connect timeout,
+        // which leaves the next member the other half (TCK rule 5.8). Within 1 s .. 60 s, with a
+        // heartbeat every quarter of it (at most every second), so that an idle but live connection
+        // is read from well within it.
+        long heartbeatTimeout = Math.min(60_000, Math.max(1_000,
+                Math.min(options.operationTimeout().toMillis(), options.connectTimeout().toMillis() / 2)));
+        config.setProperty("hazelcast.client.heartbeat.interval", Long.toString(Math.min(1_000, heartbeatTimeout / 4)));
         config.setProperty("hazelcast.client.heartbeat.timeout", Long.toString(heartbeatTimeout));
         config.setProperty("hazelcast.client.invocation.timeout.seconds",
                 Long.toString(Math.max(1, (options.operationTimeout().toMillis() + 999) / 1000)));
@@ -166,14 +172,17 @@ final class HazelcastConnection implements AutoCloseable {
     }
 
     /**
-     * How long one TCP connect to one member may take: the operation timeout, within the connect
-     * timeout. The client tries the listed members one after another, so a member whose host does
-     * not answer a handshake at all (down behind a firewall that drops, or a hung process whose
-     * accept queue is full) must cost one attempt, not the whole connect timeout: with the connect
-     * timeout here, a cluster whose first listed member was such a host could not be connected to.
+     * How long one TCP connect to one member may take (its answer to the client's authentication is
+     * bounded by the heartbeat timeout): the operation timeout, at least 1 s, and at most half the
+     * connect timeout.
+     * The client tries the listed members one after another, so a member that does not answer at
+     * all (down behind a firewall that drops, or a frozen process whose kernel still accepts
+     * connections) must cost one attempt, not the whole connect timeout: with the connect timeout
+     * here, a cluster whose first listed member was such a host could not be connected to (TCK rule
+     * 5.8). Half leaves the next member the other half.
      */
     private static long connectionAttemptMillis(LockOptions options) {
-        return Math.min(options.connectTimeout().toMillis(), Math.max(1_000, options.operationTimeout().toMillis()));
+        return Math.min(options.connectTimeout().toMillis() / 2, Math.max(1_000, options.operationTimeout().toMillis()));
     }
 
     private static int clampToInt(long millis) {
