@@ -130,6 +130,12 @@ class EtcdTckTest extends LockVerification {
         return MalformedUris.serverList("etcd", SECRET, cluster.endpoints(), List.of("/prefix/", "/a//b"), List.of("sessionTtl=0", "sessionTtl=1.5"));
     }
 
+    /** Rule 5.8: the silent endpoint first in the endpoint list, the cluster's members after it. */
+    @Override
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        return Optional.of(cluster.uri(URI_PATH).replaceFirst("://", "://" + silentEndpoint + ","));
+    }
+
     @Override
     protected Optional<String> unreachableUri() {
         return Optional.of("etcd://alice:" + SECRET + "@127.0.0.1:" + FreePorts.find() + ",127.0.0.1:" + FreePorts.find());

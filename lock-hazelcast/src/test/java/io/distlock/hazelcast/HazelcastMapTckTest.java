@@ -59,6 +59,12 @@ class HazelcastMapTckTest extends LockVerification {
                 List.of("/a/b"), List.of("smartRouting=maybe", "map=%20"));
     }
 
+    /** Rule 5.8: the silent endpoint first in the list of members. */
+    @Override
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        return Optional.of(HazelcastMembers.community().uri("hazelcast-map", "").replaceFirst("://", "://" + silentEndpoint + ","));
+    }
+
     @Override
     protected Optional<String> unreachableUri() {
         return Optional.of("hazelcast-map://127.0.0.1:" + FreePorts.find() + ",127.0.0.1:" + FreePorts.find() + "/nobody");

@@ -60,6 +60,12 @@ class HazelcastTckTest extends LockVerification {
                 List.of("smartRouting=maybe", "map=locks"));
     }
 
+    /** Rule 5.8: the silent endpoint first in the list of members. */
+    @Override
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        return Optional.of(HazelcastMembers.cp().uri("hazelcast", "").replaceFirst("://", "://" + silentEndpoint + ","));
+    }
+
     @Override
     protected Optional<String> unreachableUri() {
         return Optional.of("hazelcast://127.0.0.1:" + FreePorts.find() + ",127.0.0.1:" + FreePorts.find() + "/nobody");

@@ -102,6 +102,12 @@ class RedisClusterTckTest extends LockVerification {
                 "redis-cluster://" + auth + cluster.seedEndpoints().get(0) + "," + cluster.seedEndpoints().get(0));
     }
 
+    /** Rule 5.8: the silent endpoint first in the list of seeds. */
+    @Override
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        return Optional.of(SharedCluster.uri("").replaceFirst("://", "://" + silentEndpoint + ","));
+    }
+
     @Override
     protected Optional<String> unreachableUri() {
         return Optional.of(RedisFamilyHooks.unreachableUri("redis-cluster", 3, SECRET, ""));

@@ -127,6 +127,12 @@ class RedisWaitTckTest extends LockVerification {
                 "redis-wait://" + auth + "127.0.0.1:notaport");
     }
 
+    /** Rule 5.8: the silent endpoint first in the list of Sentinels. */
+    @Override
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        return Optional.of(sentinelUri(silentEndpoint + ",", "&waitTimeout=" + WAIT_TIMEOUT.toMillis()));
+    }
+
     @Override
     protected Optional<String> unreachableUri() {
         return Optional.of(RedisFamilyHooks.unreachableUri("redis-wait", 2, SECRET, "?master=" + RedisReplicaSet.MASTER_NAME));

@@ -13,18 +13,25 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import static io.distlock.tck.LockVerification.SECRET;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Group 5 of {@code lock-tck/SPEC.md}, input: bad names and durations, a closed client, malformed
@@ -195,6 +202,67 @@ interface InputRules extends RuleGroup {
         assertTrue(String.valueOf(e.getMessage()).contains(e.endpoint()),
                 rig.msg("the message does not name the endpoint '" + e.endpoint() + "': " + e.getMessage()));
     }
+
+    /** Rule 5.8 (see SPEC.md). */
+    @Test
+    @DisplayName("5.8 a listed endpoint that never answers, ahead of live ones, costs at most one timeout")
+    default void required_5_8_silentEndpointFirst() throws Exception {
+        Rig rig = Rig.of(this);
+        String scheme = rig.backend().scheme(); // a client of the plain deployment first: the verdict knows the backend
+        // A listener nobody accepts on: the kernel completes each handshake and queues what is sent,
+        // and no answer ever comes, as from a frozen (SIGSTOPped) server.
+        try (ServerSocket silent = new ServerSocket(0, 64, InetAddress.getLoopbackAddress())) {
+            String endpoint = silent.getInetAddress().getHostAddress() + ":" + silent.getLocalPort();
+            Optional<String> uri = rig.hooks.uriWithEndpointFirst(endpoint);
+            assumeTrue(uri.isPresent(), () -> VerdictExtension.DOES_NOT_APPLY + "the URI of '" + scheme
+                    + "' lists no alternative endpoints (the verification supplies no uriWithEndpointFirst())");
+            // Twice the library's default connect timeout (4 s, scaled): a client must get past the
+            // frozen endpoint within it, having given that endpoint only a part of it (ZooKeeper's client,
+            // for one, waits a random 0-1 s before its next host, whatever it was told).
+            Duration timeout = rig.env.connectTimeout().multipliedBy(4);
+            LockOptions options = LockOptions.builder().connectTimeout(timeout).operationTimeout(timeout).build();
+            Duration connectBound = timeout.plus(rig.env.tolerance());
+            long start = System.nanoTime();
+            // On a thread of its own: a client that waits on the silent endpoint without bound must fail
+            // this rule, not hang the TCK (closing the listener at the end resets what it waits on).
+            CompletableFuture<LockClient> connecting = CompletableFuture.supplyAsync(
+                    () -> rig.track(Locks.connect(URI.create(uri.get()), options)));
+            LockClient client;
+            try {
+                client = connecting.get(connectBound.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                connecting.thenAccept(LockClient::close);
+                throw new AssertionError(rig.msg("connecting to " + redacted(uri.get()) + " took longer than "
+                        + TestEnvironment.millis(connectBound) + " (the connect timeout of " + TestEnvironment.millis(timeout)
+                        + " + tolerance): the silent " + endpoint + " listed first kept the client from the live endpoints"));
+            } catch (ExecutionException e) {
+                throw new AssertionError(rig.msg("connecting to " + redacted(uri.get()) + ", whose first endpoint " + endpoint
+                        + " never answers but whose others are live, failed: " + e.getCause()), e.getCause());
+            }
+            rig.notes.add("connected past the silent endpoint in " + TestEnvironment.millis(TestEnvironment.since(start)));
+            // Once connected, no operation waits on the silent endpoint again: each cycle well within one timeout.
+            LockClient other = rig.client();
+            Duration cycleBound = timeout.plus(rig.env.tolerance());
+            for (int i = 0; i < SILENT_ENDPOINT_CYCLES; i++) {
+                String name = rig.name + "-" + i;
+                long cycle = System.nanoTime();
+                Lease lease = rig.track(client.lock(name).tryAcquire(rig.env.longLease())).orElseThrow(() -> new AssertionError(
+                        rig.msg("a single attempt on the free lock '" + name + "' found it busy")));
+                assertTrue(other.lock(name).tryAcquire(rig.env.shortLease()).isEmpty(), rig.msg("another client of the"
+                        + " deployment was granted '" + name + "' while the client connected past the silent endpoint held it"));
+                lease.release();
+                Duration took = TestEnvironment.since(cycle);
+                assertTrue(took.compareTo(cycleBound) <= 0, rig.msg("acquire, probe and release of '" + name + "' took "
+                        + TestEnvironment.millis(took) + "; at most " + TestEnvironment.millis(cycleBound)
+                        + ": does the client go back to the silent " + endpoint + "?"));
+                rig.track(other.lock(name).tryAcquire(rig.env.shortLease()).orElseThrow(() -> new AssertionError(
+                        rig.msg("'" + name + "' was not free right after its release")))).release();
+            }
+        }
+    }
+
+    /** How many acquire-release cycles rule 5.8 runs on the client that connected past the silent endpoint. */
+    int SILENT_ENDPOINT_CYCLES = 5;
 
     /** Rule 5.6 (see SPEC.md). */
     @Test

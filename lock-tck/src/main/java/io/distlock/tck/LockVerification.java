@@ -119,6 +119,21 @@ public abstract class LockVerification implements SafetyRules, LeaseUseRules, Li
     }
 
     /**
+     * The URI of the deployment under test with one more endpoint, {@code silentEndpoint}
+     * ({@code host:port}), listed ahead of its live ones (rule 5.8): where the scheme lists
+     * alternatives (ZooKeeper's connect string, etcd's endpoints, Hazelcast's members, Sentinels,
+     * cluster seeds). The TCK listens on that endpoint and never answers: the kernel accepts the
+     * connection, as for a frozen server. Credentials go in the URI, as for {@link #unreachableUri()}.
+     *
+     * @param silentEndpoint {@code host:port} of the TCK's silent listener
+     * @return the URI; empty when the scheme's URI names a single endpoint, or nodes that must all
+     *     take part (a quorum of independent nodes: a silent one is a node fault, rules 4.6 and 4.7)
+     */
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        return Optional.empty();
+    }
+
+    /**
      * The hook that makes a minority of nodes fail (rules 2.8 and 4.2–4.7, for backends declaring
      * {@link Feature#QUORUM}); rules needing a fault it does not {@linkplain NodeFaults#offered() offer}
      * are skipped.

@@ -136,6 +136,12 @@ class ZooKeeperTckTest extends LockVerification {
         return MalformedUris.serverList("zookeeper", SECRET, ensemble.connectString(), List.of("/chroot/", "/a//b", "/a/../b"), List.of("sessionTimeout=1"));
     }
 
+    /** Rule 5.8: the silent endpoint first in the connect string, the ensemble's members after it. */
+    @Override
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        return Optional.of("zookeeper://" + silentEndpoint + "," + ensemble.connectString() + URI_PATH);
+    }
+
     @Override
     protected Optional<String> unreachableUri() {
         return Optional.of("zookeeper://alice:" + SECRET + "@127.0.0.1:" + FreePorts.find() + ",127.0.0.1:" + FreePorts.find());

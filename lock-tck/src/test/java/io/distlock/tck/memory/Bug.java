@@ -154,6 +154,13 @@ enum Bug {
     PER_LEASE_RENEWAL("per-lease-renewal", Shape.ONE_LINK,
             fails("3.6", "does renewal cost a round trip per lease?")),
     /**
+     * Of the endpoints a URI lists, each is given 30 s to answer before the next is tried (a per-host
+     * wait taken from a long session): one that accepts connections and never answers, listed first,
+     * keeps the client from the live ones past its connect timeout.
+     */
+    WAITS_ON_SILENT_ENDPOINT("waits-on-silent-endpoint", Shape.ONE_LINK,
+            fails("5.8", "listed first kept the client from the live endpoints")),
+    /**
      * The server answers a request whose own grant it already holds as busy (a plain {@code SET NX}):
      * a retry after a lost reply waits on its own landed write until the wait runs out.
      */

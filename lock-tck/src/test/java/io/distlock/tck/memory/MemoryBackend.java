@@ -64,7 +64,7 @@ public class MemoryBackend implements LockBackend {
     @Override
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
         String scheme = descriptor.scheme();
-        String usage = "; expected " + scheme + "://<serverName>[?link=<id>|gateway=<port>]";
+        String usage = "; expected " + scheme + "://<serverName>[?link=<id>|gateway=<port>[,<port>…]]";
         if (!scheme.equalsIgnoreCase(uri.getScheme())) {
             throw new IllegalArgumentException("not a " + scheme + " URI" + usage);
         }
@@ -113,7 +113,8 @@ public class MemoryBackend implements LockBackend {
         // Through a gateway, the server is the one in the gateway's JVM: it decides, this JVM's driver asks.
         Optional<String> gateway = option(query, "gateway");
         MemoryProtocol protocol = gateway.isPresent()
-                ? new MemoryGateway.Remote(Integer.parseInt(gateway.get()), endpoint, endpoint, options.operationTimeout())
+                ? MemoryGateway.Remote.firstAnswering(Arrays.stream(gateway.get().split(",")).map(Integer::valueOf).toList(),
+                        endpoint, endpoint, options.connectTimeout(), options.operationTimeout(), bug == Bug.WAITS_ON_SILENT_ENDPOINT)
                 : MemoryProtocol.of(MemoryServer.named(scheme, server, bug));
         return new MemoryDriver(protocol, bug, descriptor.has(Feature.FENCING_TOKENS), context,
                 sessionStore || bug.shape().sessionStore, links, options.operationTimeout(), principal, endpoint,
@@ -128,8 +129,11 @@ public class MemoryBackend implements LockBackend {
         return defect;
     }
 
-    /** One option of a URI's query: {@code link=<id>[,<id>…]}, {@code gateway=<port>} or {@code tls=untrusted}. */
-    private static final String OPTION = "(link=[0-9a-f-]+(,[0-9a-f-]+)*|gateway=[0-9]{1,5}|tls=untrusted)";
+    /**
+     * One option of a URI's query: {@code link=<id>[,<id>…]}, {@code gateway=<port>[,<port>…]} (the first
+     * that answers is used) or {@code tls=untrusted}.
+     */
+    private static final String OPTION = "(link=[0-9a-f-]+(,[0-9a-f-]+)*|gateway=[0-9]{1,5}(,[0-9]{1,5})*|tls=untrusted)";
 
     private static Optional<String> option(String query, String name) {
         if (query == null) {

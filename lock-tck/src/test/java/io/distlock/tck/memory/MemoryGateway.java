@@ -20,6 +20,7 @@ import java.net.URLDecoder;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -264,19 +265,50 @@ final class MemoryGateway {
         private final Map<String, java.util.function.Consumer<String>> revocationListeners = new ConcurrentHashMap<>();
         private final Map<String, Runnable> sessionListeners = new ConcurrentHashMap<>();
 
+        /** How long the {@link Bug#WAITS_ON_SILENT_ENDPOINT} variant waits for each gateway's hello: a per-host wait taken from a long session. */
+        private static final Duration UNBOUNDED_HELLO = Duration.ofSeconds(30);
+
+        /**
+         * Connects to the first of the gateways on {@code ports} that answers, in the order listed, as a
+         * client of a backend whose URI lists alternative endpoints does. No gateway but the last may take
+         * more than half of what is left of the connect timeout: one that accepts connections and never
+         * answers (TCK rule 5.8) costs only part of it. With {@code waitsOnEach}
+         * ({@link Bug#WAITS_ON_SILENT_ENDPOINT}), each gets 30 s instead.
+         *
+         * @throws BackendUnavailableException if none answers within the connect timeout, naming the last failure
+         * @throws IllegalStateException       if one serves another server
+         */
+        static Remote firstAnswering(List<Integer> ports, String serverName, String endpoint, Duration connectTimeout,
+                                     Duration operationTimeout, boolean waitsOnEach) {
+            long deadline = System.nanoTime() + connectTimeout.toNanos();
+            BackendUnavailableException last = null;
+            for (int k = 0; k < ports.size(); k++) {
+                long left = Math.max(1, deadline - System.nanoTime());
+                Duration helloWait = waitsOnEach ? UNBOUNDED_HELLO
+                        : Duration.ofNanos(k == ports.size() - 1 ? left : left / 2);
+                try {
+                    return new Remote(ports.get(k), serverName, endpoint, operationTimeout, helloWait);
+                } catch (BackendUnavailableException e) {
+                    last = e;
+                }
+            }
+            throw last;
+        }
+
         /**
          * Connects to the gateway on {@code port} and checks that it serves {@code serverName}.
          *
+         * @param helloWait how long the gateway may take to answer the check
          * @throws BackendUnavailableException if the gateway cannot be reached or does not answer in time
          * @throws IllegalStateException       if it serves another server
          */
-        Remote(int port, String serverName, String endpoint, Duration operationTimeout) {
+        private Remote(int port, String serverName, String endpoint, Duration operationTimeout, Duration helloWait) {
             this.endpoint = endpoint;
             this.timeoutNanos = operationTimeout.toNanos();
             try {
                 socket = new Socket();
                 socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
-                        (int) Math.max(1, operationTimeout.toMillis()));
+                        (int) Math.max(1, helloWait.toMillis()));
                 out = new OutputStreamWriter(socket.getOutputStream(), StandardCharsets.UTF_8);
                 BufferedReader in = new BufferedReader(new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
                 daemon("memory-gateway-client-" + port, () -> readAnswers(in));
@@ -284,7 +316,23 @@ final class MemoryGateway {
                 throw new BackendUnavailableException(endpoint, "cannot reach the gateway of " + endpoint + " on port " + port
                         + ": " + e.getMessage(), e);
             }
-            call("hello", encode(serverName));
+            try {
+                send("hello", encode(serverName)).get(helloWait.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                disconnected(null);
+                throw new BackendUnavailableException(endpoint, "the gateway on port " + port + " of " + endpoint
+                        + " did not answer within " + helloWait.toMillis() + " ms", e);
+            } catch (InterruptedException e) {
+                disconnected(null);
+                Thread.currentThread().interrupt();
+                throw new BackendUnavailableException(endpoint, "interrupted while connecting to the gateway of " + endpoint, e);
+            } catch (ExecutionException e) {
+                disconnected(null);
+                if (e.getCause() instanceof RuntimeException failure) {
+                    throw failure;
+                }
+                throw new IllegalStateException(e.getCause());
+            }
         }
 
         @Override

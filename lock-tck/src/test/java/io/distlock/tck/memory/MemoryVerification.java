@@ -163,6 +163,14 @@ abstract class MemoryVerification extends LockVerification {
         return Optional.of(SeparateProcess.of(scheme + "://" + authority() + "?gateway=" + port));
     }
 
+    /** Rule 5.8: the silent endpoint listed ahead of this server's {@link MemoryGateway}. */
+    @Override
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        int port = MemoryGateway.portOf(server(), scheme + "://" + serverName);
+        String silentPort = silentEndpoint.substring(silentEndpoint.lastIndexOf(':') + 1);
+        return Optional.of(scheme + "://" + authority() + "?gateway=" + silentPort + "," + port);
+    }
+
     @Override
     protected Optional<LockProbe> lockProbe() {
         return Optional.of(name -> Optional.ofNullable(server().heldFor(name)));
