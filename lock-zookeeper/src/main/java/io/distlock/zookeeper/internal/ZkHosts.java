@@ -18,8 +18,9 @@ import java.util.Collection;
  * three failed its 2 s connect timeout although two members were live. Here {@link #size()} is
  * large enough that the time per host is at most a quarter of the connect timeout; ZooKeeper's
  * random pause of up to 1 s before its next host, and the live host's handshake, fit in the rest
- * of a connect timeout of 2 s (the library's default). {@code size()} is read by ZooKeeper for this
- * division only; the hosts themselves are iterated by the wrapped provider.
+ * of a connect timeout of 2 s (the library's default). A single host keeps ZooKeeper's division: it
+ * has no other to give way to. {@code size()} is read by ZooKeeper for this division only; the hosts
+ * themselves are iterated by the wrapped provider.
  */
 final class ZkHosts implements HostProvider {
 
@@ -36,8 +37,14 @@ final class ZkHosts implements HostProvider {
      */
     ZkHosts(String connectString, int sessionTimeoutMillis, Duration connectTimeout) {
         this.hosts = new StaticHostProvider(new ConnectStringParser(connectString).getServerAddresses());
-        long perHost = Math.max(LEAST_PER_HOST.toMillis(), connectTimeout.toMillis() / 4);
-        this.size = (int) Math.max(hosts.size(), Math.min(Integer.MAX_VALUE, (sessionTimeoutMillis + perHost - 1) / perHost));
+        if (hosts.size() == 1) {
+            // No other host to move on to: ZooKeeper's own division, which gives a slow server (a
+            // session is a write, synced to disk) the whole session timeout to answer.
+            this.size = 1;
+        } else {
+            long perHost = Math.max(LEAST_PER_HOST.toMillis(), connectTimeout.toMillis() / 4);
+            this.size = (int) Math.max(hosts.size(), Math.min(Integer.MAX_VALUE, (sessionTimeoutMillis + perHost - 1) / perHost));
+        }
     }
 
     /** @return what ZooKeeper divides the session timeout by to get one host's connect time: at least the host count */
