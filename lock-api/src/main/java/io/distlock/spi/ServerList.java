@@ -106,6 +106,22 @@ public record ServerList(String scheme, List<String> hosts, Optional<String> use
     }
 
     /**
+     * The end of one listed server's turn, for a client that tries the servers one after another
+     * within one deadline (a connect): the last server may use all that is left; any other at most
+     * half of it, so that a server that accepts connections and never answers (a frozen process)
+     * listed first leaves the next one time to answer (TCK rule 5.8).
+     *
+     * @param deadlineNanos the deadline of the whole attempt, on {@link System#nanoTime()}'s clock
+     * @param turn          the server's place in the order tried, from 0
+     * @param turns         how many servers are tried
+     * @return the moment this server's turn ends, on the same clock, never after {@code deadlineNanos}
+     */
+    public static long turnDeadline(long deadlineNanos, int turn, int turns) {
+        long now = System.nanoTime();
+        return turn >= turns - 1 ? deadlineNanos : now + Math.max(0, deadlineNanos - now) / 2;
+    }
+
+    /**
      * @param uri a connection URI
      * @return {@code scheme://[***@]hosts/path}: the URI without its user info and query, for messages
      */

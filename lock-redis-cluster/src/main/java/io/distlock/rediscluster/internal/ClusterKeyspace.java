@@ -20,6 +20,7 @@ import io.distlock.redis.support.RedisNode;
 import io.distlock.redis.support.RedisRedirect;
 import io.distlock.redis.support.SemaphoreScripts;
 import io.distlock.spi.Backoff;
+import io.distlock.spi.ServerList;
 import io.distlock.spi.Watch;
 
 import java.nio.charset.StandardCharsets;
@@ -149,10 +150,8 @@ public final class ClusterKeyspace implements RedisKeyspace {
             for (int k = 0; k < seeds.size(); k++) {
                 RedisEndpoint seed = seeds.get(k);
                 RedisNode node = keyspace.node(settings.reachable(seed.endpoint()));
-                // No seed but the last may take more than half of the time left: one that accepts
-                // connections and never answers (a frozen node) must leave the others time to answer.
-                long now = System.nanoTime();
-                long until = k == seeds.size() - 1 ? deadline : now + Math.max(0, deadline - now) / 2;
+                // A frozen seed must leave the others time to answer within the connect timeout.
+                long until = ServerList.turnDeadline(deadline, k, seeds.size());
                 String info;
                 try {
                     info = text(node.send("check that it is a cluster node", false, List.of(INFO_CLUSTER)).await(until).value(0));

@@ -10,6 +10,7 @@ import io.distlock.redis.support.Revocations;
 import io.distlock.redis.support.RedisLockDriver;
 import io.distlock.redis.support.RedisNode;
 import io.distlock.redis.support.WaitConfirmedDriver;
+import io.distlock.spi.ServerList;
 import io.distlock.spi.Watch;
 
 import java.util.ArrayList;
@@ -207,11 +208,8 @@ final class SentinelPrimary implements Primary {
                 failures.add("no time left to ask " + sentinels.endpoint(i));
                 continue;
             }
-            // No Sentinel but the last one asked may take more than half of the time left: one that
-            // accepts connections and never answers (a frozen process) must leave the others time to
-            // answer within the connect timeout.
-            long now = System.nanoTime();
-            long until = k == n - 1 ? deadlineNanos : now + Math.max(0, deadlineNanos - now) / 2;
+            // A frozen Sentinel must leave the others time to answer within the connect timeout.
+            long until = ServerList.turnDeadline(deadlineNanos, k, n);
             Sentinels.Address address;
             try {
                 address = sentinels.ask(i, until);

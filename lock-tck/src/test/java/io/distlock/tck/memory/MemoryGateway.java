@@ -4,6 +4,7 @@ import io.distlock.AccessDeniedException;
 import io.distlock.BackendUnavailableException;
 import io.distlock.spi.DriverContext;
 import io.distlock.spi.Hold;
+import io.distlock.spi.ServerList;
 import io.distlock.spi.Watch;
 
 import java.io.BufferedReader;
@@ -283,9 +284,8 @@ final class MemoryGateway {
             long deadline = System.nanoTime() + connectTimeout.toNanos();
             BackendUnavailableException last = null;
             for (int k = 0; k < ports.size(); k++) {
-                long left = Math.max(1, deadline - System.nanoTime());
                 Duration helloWait = waitsOnEach ? UNBOUNDED_HELLO
-                        : Duration.ofNanos(k == ports.size() - 1 ? left : left / 2);
+                        : Duration.ofNanos(Math.max(1, ServerList.turnDeadline(deadline, k, ports.size()) - System.nanoTime()));
                 try {
                     return new Remote(ports.get(k), serverName, endpoint, operationTimeout, helloWait);
                 } catch (BackendUnavailableException e) {

@@ -1,6 +1,7 @@
 package io.distlock.zookeeper.internal;
 
 import io.distlock.AuthenticationException;
+import io.distlock.spi.ServerList;
 import io.distlock.spi.TlsSettings;
 import org.apache.zookeeper.client.ZKClientConfig;
 
@@ -89,11 +90,9 @@ final class ZkTls {
                         name = name.substring(1, name.length() - 1);
                     }
                     int port = Integer.parseInt(host.substring(colon + 1));
-                    int left = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadlineNanos - System.nanoTime()));
-                    // No host but the last may take more than half of the time left: one that accepts
-                    // connections and never answers (a frozen server) must leave the next one time to
-                    // answer, as the client itself moves on (see ZkHosts).
-                    int budget = k == hosts.size() - 1 ? left : Math.max(1, left / 2);
+                    // A frozen server must leave the next one time to answer, as the client itself moves on (see ZkHosts).
+                    int budget = (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(
+                            ServerList.turnDeadline(deadlineNanos, k, hosts.size()) - System.nanoTime()));
                     Socket plain = new Socket();
                     socket = plain;
                     if (closed) {
