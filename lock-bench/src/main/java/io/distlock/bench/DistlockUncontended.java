@@ -11,9 +11,10 @@ import java.time.Duration;
 /**
  * Uncontended acquire+release of one key through the public API ({@code tryAcquire} once, then
  * {@code release}), as a user writes it, on one client. With {@code readFence} the fencing token
- * is read too, as a correctness-minded caller does.
+ * is read too, as a correctness-minded caller does. Each step's median goes into the notes
+ * ({@link TwoStepScenario}): where a row's time goes, the grant or the release.
  */
-final class DistlockUncontended extends LoopScenario {
+final class DistlockUncontended extends TwoStepScenario {
 
     private static final Duration LEASE = Duration.ofSeconds(10);
 
@@ -28,19 +29,24 @@ final class DistlockUncontended extends LoopScenario {
 
     /** With {@code options}: a listener set on the client, say. */
     DistlockUncontended(String label, String uri, String lockName, boolean readFence, LockOptions options) {
-        super(label, uri.startsWith("redis") || uri.startsWith("redlock") || uri.startsWith("tair"));
+        super(label, uri.startsWith("redis") || uri.startsWith("redlock") || uri.startsWith("tair"), "tryAcquire", "release");
         this.client = Locks.connect(uri, options);
         this.lock = client.lock(lockName);
         this.readFence = readFence;
     }
 
     @Override
-    void op() {
+    Object first() {
         Lease lease = lock.tryAcquire(LEASE).orElseThrow(() -> new IllegalStateException(lock + " was busy"));
         if (readFence) {
             fenceSum += lease.fencingToken().orElseThrow();
         }
-        lease.release();
+        return lease;
+    }
+
+    @Override
+    void second(Object lease) {
+        ((Lease) lease).release();
     }
 
     @Override

@@ -86,15 +86,21 @@ final class ZooKeeperPeers implements AutoCloseable {
         return "zookeeper://" + connectString;
     }
 
-    LoopScenario curatorMutex() throws InterruptedException {
+    /** Curator's {@code InterProcessMutex}: {@code acquire(10 s)} and {@code release()}, each step timed. */
+    TwoStepScenario curatorMutex() throws InterruptedException {
         CuratorFramework curator = curator();
         InterProcessMutex mutex = new InterProcessMutex(curator, "/curator-bench/uncontended");
-        return new LoopScenario(row(CURATOR), false) {
+        return new TwoStepScenario(row(CURATOR), "acquire", "release") {
             @Override
-            void op() throws Exception {
+            Object first() throws Exception {
                 if (!mutex.acquire(10, TimeUnit.SECONDS)) {
                     throw new IllegalStateException("Curator mutex was busy");
                 }
+                return mutex;
+            }
+
+            @Override
+            void second(Object held) throws Exception {
                 mutex.release();
             }
 
