@@ -249,6 +249,31 @@ class ZooKeeperInspectionTest {
         next.release();
     }
 
+    /**
+     * The holder's watch on its node is set {@link ZkLockDriver#WATCH_DELAY} after the grant (most
+     * holds end before and never pay for one): a revoke right after the grant, before the watch, is
+     * learnt when it is set — its answer says the node is gone — not at a renewal (there is none).
+     */
+    @Test
+    void aRevokeRightAfterTheGrantIsLearntWhenTheWatchIsSet() throws Exception {
+        LockClient holder = client("quick-worker");
+        LockClient operator = client("ops-console");
+        assertThat(operator.revoke(unique("warm-up"), "nothing there")).isEmpty(); // the operator's session is up
+        String name = unique("right-after");
+        Lease lease = holder.lock(name).tryAcquire(LEASE).orElseThrow();
+        long granted = System.nanoTime();
+        CompletableFuture<Lease.LossReason> lost = lease.lost().toCompletableFuture();
+
+        assertThat(operator.revoke(name, "right away")).isPresent();
+        long revoked = System.nanoTime();
+
+        assertThat(lost.get(ENV.defaultTimeout().toMillis(), TimeUnit.MILLISECONDS)).isEqualTo(Lease.LossReason.REVOKED);
+        System.out.printf("[ZooKeeperInspectionTest] revoke returned %.1f ms after the grant; lost() %.1f ms after it (watch set %d ms after the grant)%n",
+                (revoked - granted) / 1e6, (System.nanoTime() - granted) / 1e6, ZkLockDriver.WATCH_DELAY.toMillis());
+        assertThat(lease.isValid()).isFalse();
+        assertThat(lease.extend(LEASE)).isFalse();
+    }
+
     @Test
     void aRevokeOfAFreeLockIsEmptyAndChangesNothing() throws Exception {
         LockClient operator = client("ops");
@@ -347,9 +372,10 @@ class ZooKeeperInspectionTest {
     }
 
     /**
-     * At the SPI, the renewal of a revoked lease reads the record: {@link ExtendOutcome#revoked} with
-     * the reason, whether or not the watch told the client first; a lease whose node went without a
-     * record (deleted by hand) is merely lost, and its watch reports nothing.
+     * At the SPI, the watch on a held node reports its revocation, and the renewal of a revoked lease
+     * reads the record: {@link ExtendOutcome#revoked} with the reason, whether or not the watch told
+     * the client first; a lease whose node went without a record (deleted by hand) is merely lost,
+     * and its watch reports nothing.
      */
     @Test
     void anExtensionOfARevokedLeaseAnswersRevokedWithTheReason() throws Exception {
@@ -361,10 +387,12 @@ class ZooKeeperInspectionTest {
         Grant grant = holder.tryAcquire(new LockRequest(name, "tok" + UUID.randomUUID().toString().replace("-", ""), LEASE)).grant();
 
         assertThat(operator.revoke(name, "by the book")).isPresent();
+        // The watch, set WATCH_DELAY after the grant, finds the node gone and reports it; an
+        // extension then (told or not) reads the record too.
+        ENV.awaitUntil("the watch reported it", () -> holderContext.revocations.contains(List.of(grant.ownerToken(), "by the book")));
         ExtendOutcome outcome = holder.extend(grant, LEASE);
         assertThat(outcome.isLost()).isTrue();
         assertThat(outcome.revocationReason()).contains("by the book");
-        ENV.awaitUntil("the watch reported it too", () -> holderContext.revocations.contains(List.of(grant.ownerToken(), "by the book")));
 
         String other = unique("deleted-by-hand");
         Grant deleted = holder.tryAcquire(new LockRequest(other, "tok" + UUID.randomUUID().toString().replace("-", ""), LEASE)).grant();

@@ -492,9 +492,8 @@ class ZooKeeperSemaphoreTest {
     }
 
     /**
-     * At the SPI, a revoked permit's next extension reads its record ({@link ExtendOutcome#revoked}
-     * with the reason) whether or not the watch armed at its grant told the client first; the watch
-     * tells it too. A record already kept for the owner token (a request revoked before, while first
+     * At the SPI, the watch armed after a permit's grant tells its client of the revocation, and the
+     * permit's next extension reads its record ({@link ExtendOutcome#revoked} with the reason) too. A record already kept for the owner token (a request revoked before, while first
      * in line and not yet told, that joined again) is overwritten, not a failed revoke.
      */
     @Test
@@ -508,10 +507,10 @@ class ZooKeeperSemaphoreTest {
         raw.create(LockNodes.record(CHROOT, grant.ownerToken()), "distlock 1\nreason=an earlier revoke".getBytes(StandardCharsets.UTF_8),
                 ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         assertThat(semaphore.revoke(semaphore.holders().get(0).holdId().orElseThrow(), "by the book")).isPresent();
+        await().atMost(WAIT).until(() -> context.revocations.contains(List.of(grant.ownerToken(), "by the book")));
         ExtendOutcome outcome = holder.extend(grant, LEASE);
         assertThat(outcome.isLost()).isTrue();
         assertThat(outcome.revocationReason()).contains("by the book");
-        await().atMost(WAIT).until(() -> context.revocations.contains(List.of(grant.ownerToken(), "by the book")));
     }
 
     private ZkLockDriver driver() {

@@ -6,9 +6,8 @@ import org.apache.zookeeper.ZooKeeper;
 
 import java.time.Duration;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -31,33 +30,29 @@ import java.util.function.BooleanSupplier;
  * and vouches only for the grants of that session ({@link io.distlock.spi.Grant#session()}): the
  * next session, after an expiry, never vouches for the grants of the last.
  */
-final class SessionWitness implements AutoCloseable {
-
-    private static final AtomicInteger IDS = new AtomicInteger();
+final class SessionWitness {
 
     private final ZkSession session;
     private final DriverContext context;
     private final BooleanSupplier holding;
     private final String path;
-    private final ScheduledThreadPoolExecutor timer;
+    private final ScheduledExecutorService timer;
 
     /**
      * @param session the client's session
      * @param context where to report
      * @param holding true while the client holds grants (the only time a confirmation matters)
      * @param path    a path to sync on (the chroot)
+     * @param timer   the driver's timer, which runs the {@code sync}s; shut down by the driver, which
+     *                ends them
      */
-    SessionWitness(ZkSession session, DriverContext context, BooleanSupplier holding, String path) {
+    SessionWitness(ZkSession session, DriverContext context, BooleanSupplier holding, String path,
+                   ScheduledExecutorService timer) {
         this.session = session;
         this.context = context;
         this.holding = holding;
         this.path = path;
-        this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
-            Thread thread = new Thread(runnable, "distlock-zookeeper-session-" + IDS.incrementAndGet());
-            thread.setDaemon(true);
-            return thread;
-        });
-        this.timer.setRemoveOnCancelPolicy(true);
+        this.timer = timer;
         schedule();
     }
 
@@ -98,10 +93,5 @@ final class SessionWitness implements AutoCloseable {
         } finally {
             schedule();
         }
-    }
-
-    @Override
-    public void close() {
-        timer.shutdownNow();
     }
 }

@@ -32,6 +32,10 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * One client's locks on a ZooKeeper ensemble: a lean lock recipe on the ZooKeeper handle that
@@ -104,11 +108,28 @@ public final class ZkLockDriver implements LockDriver {
     private final DriverContext context;
     private final ZkCalls calls;
     private final SessionWitness witness;
+    /**
+     * The client's one timer thread: the witness's {@code sync}s, and the held nodes' watches armed
+     * {@link #WATCH_DELAY} after their grants.
+     */
+    private final ScheduledThreadPoolExecutor timer;
     private final LockLine lockLine;
     private final LockInspector inspector;
 
     /** How long a revocation record is kept at least, for a holder cut off at the time to find it; later revokes sweep it. */
     static final Duration RECORD_RETENTION = Duration.ofMinutes(10);
+
+    /**
+     * How long after its grant a held node's watch is armed ({@link #watchHeld}). A watch on a node
+     * makes its deletion cost the server a notification and the client an event before the reply:
+     * measured, the release took 1.6–1.8 × as long as one of a node nobody watches (ZooKeeper in its
+     * own JVM, BENCHMARKS.md). Most holds are shorter than this and never pay it; a revoke in a
+     * lease's first {@code WATCH_DELAY} is learnt when the watch is armed (the node is then found
+     * gone), so at most this much later than at once.
+     */
+    public static final Duration WATCH_DELAY = Duration.ofMillis(50);
+
+    private static final AtomicInteger TIMERS = new AtomicInteger();
 
     private ZkLockDriver(ZkEndpoint endpoint, LockOptions options, DriverContext context, Duration recordRetention) {
         this.endpoint = endpoint;
@@ -117,7 +138,12 @@ public final class ZkLockDriver implements LockDriver {
         this.calls = session.calls();
         this.lockLine = new LockLine(session, context.owner());
         this.inspector = new LockInspector(session, endpoint.chroot(), context.owner(), recordRetention);
-        this.witness = new SessionWitness(session, context, () -> !grants.isEmpty(), endpoint.chroot());
+        this.timer = new ScheduledThreadPoolExecutor(1, runnable -> {
+            Thread thread = new Thread(runnable, "distlock-zookeeper-timer-" + TIMERS.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.witness = new SessionWitness(session, context, () -> !grants.isEmpty(), endpoint.chroot(), timer);
     }
 
     /**
@@ -247,7 +273,7 @@ public final class ZkLockDriver implements LockDriver {
                 if (!joinedNow) {
                     lockLine.granted(zk, node.path()); // it waited: its mtime tells when it was granted
                 }
-                watchHeld(zk, grant);
+                watchHeldLater(grant);
                 return Attempt.granted(grant);
             }
             // Watch only what can let it in (no herd). If one of those is already gone, look again at once.
@@ -312,11 +338,32 @@ public final class ZkLockDriver implements LockDriver {
     }
 
     /**
+     * Arms the held node's watch ({@link #watchHeld}) {@link #WATCH_DELAY} after its grant, on the
+     * timer's thread, if the grant is still held then.
+     */
+    private void watchHeldLater(Grant grant) {
+        try {
+            timer.schedule(() -> {
+                if (grants.get(grant.ownerToken()) == grant) {
+                    try {
+                        watchHeld(zk(), grant);
+                    } catch (RuntimeException closed) {
+                        // closed, or the session is being replaced: its leases end with it
+                    }
+                }
+            }, WATCH_DELAY.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException closed) {
+            // closing: the leases end with the client
+        }
+    }
+
+    /**
      * Arms a watch on the granted node, to learn at once when an operator revokes it: a child watch,
      * which an ephemeral node (it has no children) fires only when it is deleted — not when its data
-     * changes. Not awaited. ZooKeeper re-arms it on a reconnect of the same session, and fires it
-     * then if the node went meanwhile; a lease whose session ended is lost anyway. A registration
-     * that the connection's loss cut short is sent again once the client is connected.
+     * changes. Not awaited. A node already gone when it is armed (revoked before then) is found so
+     * by its answer ({@code NONODE}). ZooKeeper re-arms it on a reconnect of the same session, and
+     * fires it then if the node went meanwhile; a lease whose session ended is lost anyway. A
+     * registration that the connection's loss cut short is sent again once the client is connected.
      */
     private void watchHeld(ZooKeeper zk, Grant grant) {
         String path = (String) grant.handle();
@@ -630,7 +677,7 @@ public final class ZkLockDriver implements LockDriver {
 
     @Override
     public void close() {
-        witness.close();
+        timer.shutdownNow();
         session.close();
     }
 }
