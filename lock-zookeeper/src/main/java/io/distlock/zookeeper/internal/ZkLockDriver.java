@@ -76,7 +76,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class ZkLockDriver implements LockDriver {
 
-    /** One request's place in line: from its first attempt until the server confirmed its node gone. */
+    /**
+     * One request's place in line: from its first attempt until it is granted (its grant names the
+     * node from then on) or the server confirmed its node gone.
+     */
     private static final class InLine {
         final String dir;
         final Hold hold;
@@ -92,7 +95,7 @@ public final class ZkLockDriver implements LockDriver {
     }
 
     // Initialised before the session opens: connection events may arrive before the constructor returns.
-    /** Owner token → the request's place in line. */
+    /** Owner token → the place in line of a request not granted (yet). */
     private final Map<String, InLine> requests = new ConcurrentHashMap<>();
     /** Owner token → the grants this client holds. */
     private final Map<String, Grant> grants = new ConcurrentHashMap<>();
@@ -270,6 +273,10 @@ public final class ZkLockDriver implements LockDriver {
                 // gives the grant back if that session ended before the grant is recorded.
                 Grant grant = new Grant(request, OptionalLong.of(node.czxid()), node.path(), node.session());
                 grants.put(request.ownerToken(), grant);
+                // Settled: from here the grant names the node (release, extension, the watch, and a
+                // grant the engine gives back, by release). Its place in line would only cost each
+                // held lease about 170 bytes (the line, its watch, the directory's path).
+                requests.remove(request.ownerToken(), line);
                 if (!joinedNow) {
                     lockLine.granted(zk, node.path()); // it waited: its mtime tells when it was granted
                 }
