@@ -30,7 +30,8 @@ import java.util.function.Consumer;
  * names with {@code autoRenew()}, and is looked at while it holds them (issue 28's memory and thread
  * rows).
  * <ul>
- *   <li><b>heap per held lease</b>: the live heap after a full GC with the leases held, less the live
+ *   <li><b>heap per held lease</b>: the live heap after a full GC with the leases held (the lowest of
+ *       the readings over one renewal interval, {@link #heldHeap}), less the live
  *       heap after a full GC with the client connected and one lease taken and released (so that
  *       what a client builds once — pools, its renewal keeper, a watch — is not counted per lease),
  *       divided by the leases. The {@link Lease} objects the application keeps are part of it; the
@@ -84,7 +85,8 @@ final class Footprint {
             long connected = settledHeap();
             List<Lease> held = acquire(client, backend, leases, leaseTime);
             long acquiredNanos = System.nanoTime() - start;
-            long holding = settledHeap();
+            long[] holdingRange = heldHeap(hold.compareTo(leaseTime.dividedBy(3)) < 0 ? hold : leaseTime.dividedBy(3));
+            long holding = holdingRange[0];
             log.accept("footprint (" + backend + "): bytes (instances) per held lease by class: "
                     + perLease(connectedClasses, classHistogram(), leases));
             Map<Long, String> whileTaking = alive(threads);
@@ -103,6 +105,7 @@ final class Footprint {
             Map<String, Double> extras = new LinkedHashMap<>();
             extras.put("leases", (double) leases);
             extras.put("heap bytes per held lease", (double) (holding - connected) / leases);
+            extras.put("heap bytes per held lease, highest reading", (double) (holdingRange[1] - connected) / leases);
             extras.put("distlock threads", (double) own);
             extras.put("distlock threads while taking", (double) ownWhileTaking);
             extras.put("driver threads", (double) (started.size() - own));
@@ -221,6 +224,28 @@ final class Footprint {
             }
         }
         return names;
+    }
+
+    /**
+     * The live heap while leases are held, read ({@link #settledHeap}) every quarter second for
+     * {@code window} — one renewal interval in a real run. A reading taken while a renewal batch is
+     * in flight also counts the batch's requests and replies (up to one per lease, for the moment);
+     * the lowest reading is what the held leases keep between batches, which the row reports, and
+     * the highest is reported beside it.
+     *
+     * @return {lowest, highest}
+     */
+    static long[] heldHeap(Duration window) throws InterruptedException {
+        long lowest = Long.MAX_VALUE;
+        long highest = Long.MIN_VALUE;
+        long end = System.nanoTime() + window.toNanos();
+        do {
+            long used = settledHeap();
+            lowest = Math.min(lowest, used);
+            highest = Math.max(highest, used);
+            Thread.sleep(250); // paces the readings over the window; each is a full collection
+        } while (System.nanoTime() - end < 0);
+        return new long[] {lowest, highest};
     }
 
     /**

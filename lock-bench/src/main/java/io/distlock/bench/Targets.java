@@ -159,8 +159,11 @@ final class Targets {
                 double own = median(runs.stream().mapToDouble(m -> m.extras().get("distlock threads")).toArray());
                 double driver = median(runs.stream().mapToDouble(m -> m.extras().get("driver threads")).toArray());
                 String backend = row.substring(row.lastIndexOf('(') + 1, row.length() - 1);
+                String highest = !runs.get(0).extras().containsKey("heap bytes per held lease, highest reading") ? ""
+                        : String.format(Locale.ROOT, " (its highest reading, a renewal batch in flight: %.0f)",
+                        median(runs.stream().mapToDouble(m -> m.extras().get("heap bytes per held lease, highest reading")).toArray()));
                 lines.add(line(bytes <= 1024, backend + ": " + String.format(Locale.ROOT, "%.0f", bytes)
-                        + " heap bytes per held auto-renewed lease (target ≤ 1 KiB)"));
+                        + " heap bytes per held auto-renewed lease (target ≤ 1 KiB)" + highest));
                 lines.add(line(own <= 3, backend + ": " + f(own) + " distlock threads per client (target ≤ 3); the driver's: "
                         + f(driver) + " (reported)"));
             }
