@@ -85,11 +85,11 @@ final class Footprint {
             long connected = settledHeap();
             List<Lease> held = acquire(client, backend, leases, leaseTime);
             long acquiredNanos = System.nanoTime() - start;
+            Map<Long, String> whileTaking = alive(threads);
             long[] holdingRange = heldHeap(hold.compareTo(leaseTime.dividedBy(3)) < 0 ? hold : leaseTime.dividedBy(3));
             long holding = holdingRange[0];
             log.accept("footprint (" + backend + "): bytes (instances) per held lease by class: "
                     + perLease(connectedClasses, classHistogram(), leases));
-            Map<Long, String> whileTaking = alive(threads);
             // Then held for a lease time, renewed as they go: the threads a client keeps, not the
             // spare ones a burst of 16 acquiring threads brought on (which end within a second).
             Thread.sleep(hold.toMillis());
