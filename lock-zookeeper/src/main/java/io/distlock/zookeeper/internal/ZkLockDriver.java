@@ -566,7 +566,9 @@ public final class ZkLockDriver implements LockDriver {
 
     private void forget(String ownerToken) {
         Grant grant = grants.remove(ownerToken);
-        if (grant != null) {
+        if (grant != null && !unwatched.isEmpty()) {
+            // Almost always empty (a watch cut short by a lost connection): skip hashing the grant, a
+            // record whose hash walks its request and handle, which was half of a release's CPU here.
             unwatched.remove(grant);
         }
         requests.remove(ownerToken);
