@@ -275,7 +275,7 @@ public final class ZkLockDriver implements LockDriver {
                 grants.put(request.ownerToken(), grant);
                 // Settled: from here the grant names the node (release, extension, the watch, and a
                 // grant the engine gives back, by release). Its place in line would only cost each
-                // held lease about 170 bytes (the line, its watch, the directory's path).
+                // held lease about 200 bytes (the line, its watch, the directory's path).
                 requests.remove(request.ownerToken(), line);
                 if (!joinedNow) {
                     lockLine.granted(zk, node.path()); // it waited: its mtime tells when it was granted
