@@ -28,13 +28,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Queue;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -116,6 +119,10 @@ public final class ZkLockDriver implements LockDriver {
      * {@link #WATCH_DELAY} after their grants.
      */
     private final ScheduledThreadPoolExecutor timer;
+    /** Grants whose node's watch the timer is still to set ({@link #watchHeldLater}), oldest first. */
+    private final Queue<PendingWatch> toWatch = new ConcurrentLinkedQueue<>();
+    /** Whether the timer has a wake-up pending for {@link #toWatch}. */
+    private final AtomicBoolean armingScheduled = new AtomicBoolean();
     private final LockLine lockLine;
     private final LockInspector inspector;
 
@@ -344,23 +351,52 @@ public final class ZkLockDriver implements LockDriver {
         lockLine.find(line.dir, request.hold(), request.ownerToken()).ifPresent(node -> line.node = node);
     }
 
+    /** A grant whose node's watch is still to be set, and when it was granted ({@link System#nanoTime()}). */
+    private record PendingWatch(Grant grant, long grantedAt) {
+    }
+
     /**
-     * Arms the held node's watch ({@link #watchHeld}) {@link #WATCH_DELAY} after its grant, on the
-     * timer's thread, if the grant is still held then.
+     * Arms the held node's watch ({@link #watchHeld}) {@link #WATCH_DELAY} after its grant, if the
+     * grant is still held then: the grants wait in one queue, in the order they were granted, and
+     * the timer has at most one wake-up pending for all of them ({@link #armDueWatches}) — no timer
+     * entry per lease.
      */
     private void watchHeldLater(Grant grant) {
+        toWatch.add(new PendingWatch(grant, System.nanoTime()));
+        if (armingScheduled.compareAndSet(false, true)) {
+            scheduleArming(WATCH_DELAY.toNanos());
+        }
+    }
+
+    private void scheduleArming(long delayNanos) {
         try {
-            timer.schedule(() -> {
-                if (grants.get(grant.ownerToken()) == grant) {
-                    try {
-                        watchHeld(zk(), grant);
-                    } catch (RuntimeException closed) {
-                        // closed, or the session is being replaced: its leases end with it
-                    }
-                }
-            }, WATCH_DELAY.toNanos(), TimeUnit.NANOSECONDS);
+            timer.schedule(this::armDueWatches, delayNanos, TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException closed) {
             // closing: the leases end with the client
+        }
+    }
+
+    /** On the timer: sets the watch of every queued grant held {@link #WATCH_DELAY} or longer, then waits for the next. */
+    private void armDueWatches() {
+        long delay = WATCH_DELAY.toNanos();
+        PendingWatch next;
+        while ((next = toWatch.peek()) != null && System.nanoTime() - next.grantedAt() - delay >= 0) {
+            toWatch.poll();
+            Grant grant = next.grant();
+            if (grants.get(grant.ownerToken()) == grant) {
+                try {
+                    watchHeld(zk(), grant);
+                } catch (RuntimeException closed) {
+                    // closed, or the session is being replaced: its leases end with it
+                }
+            }
+        }
+        armingScheduled.set(false);
+        // A grant queued while this ran either scheduled its own wake-up (after the flag went down)
+        // or is found here (it came before): either way exactly one wake-up is pending for it.
+        PendingWatch head = toWatch.peek();
+        if (head != null && armingScheduled.compareAndSet(false, true)) {
+            scheduleArming(Math.max(0, head.grantedAt() + delay - System.nanoTime()));
         }
     }
 
