@@ -44,13 +44,15 @@ final class RawZk {
                 connected.countDown();
             }
         }, config);
-        if (digest != null) {
-            zk.addAuthInfo("digest", digest.getBytes(StandardCharsets.UTF_8));
-        }
         Duration timeout = Duration.ofSeconds(20);
         if (!connected.await(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             zk.close();
             throw new IOException("no connection to " + connectString + " within " + timeout);
+        }
+        if (digest != null) {
+            // After the connect, as the driver does (ZkSession): sent with it, a TLS server may answer
+            // it first and the client drop the connection. It precedes the caller's requests.
+            zk.addAuthInfo("digest", digest.getBytes(StandardCharsets.UTF_8));
         }
         return zk;
     }

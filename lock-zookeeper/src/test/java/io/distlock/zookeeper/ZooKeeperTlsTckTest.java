@@ -74,8 +74,16 @@ class ZooKeeperTlsTckTest extends LockVerification {
                 + "&sessionTimeout=" + ZkServers.SESSION_TIMEOUT_MILLIS;
     }
 
+    /** The connect and operation timeout of every client here: what a refusal must come well within. */
+    static final Duration TIMEOUT = Duration.ofSeconds(10);
+
+    /** @return a plain ZooKeeper client of this server, over TLS, authenticated as {@code digest} (or not, if null) */
+    static ZooKeeper rawClient(String digest) throws IOException, InterruptedException {
+        return RawZk.connect(zk.connectString(), CERTS, digest);
+    }
+
     private static LockOptions options() {
-        return LockOptions.builder().connectTimeout(Duration.ofSeconds(10)).operationTimeout(Duration.ofSeconds(10)).build();
+        return LockOptions.builder().connectTimeout(TIMEOUT).operationTimeout(TIMEOUT).build();
     }
 
     private static Supplier<LockClient> connector(String userInfo, KeyStoreFile trust) {

@@ -26,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
@@ -148,14 +149,27 @@ final class ZkSession {
                     tls.configure(config);
                 }
                 ZkIdentity identity = principal.next();
-                AtomicReference<ZooKeeper> handle = new AtomicReference<>();
+                // Events may come before the constructor returns (its last step starts the client).
+                CompletableFuture<ZooKeeper> handle = new CompletableFuture<>();
+                AtomicBoolean authSent = new AtomicBoolean(identity == null);
                 Watcher watching = event -> {
                     Watcher.Event.KeeperState state = event.getState();
+                    if (state == Watcher.Event.KeeperState.SyncConnected && !authSent.getAndSet(true)) {
+                        // The digest goes out once the session exists, not with the connect request:
+                        // ZooKeeper's Netty server (the one TLS needs) answers an auth packet that
+                        // arrives in the same read as the connect request before the connect
+                        // itself; the client takes that answer for the connect response, drops
+                        // the connection and retries after up to a second, often twice (measured:
+                        // one TLS connect in three took 1-3 s). Queued here, on the event thread
+                        // before Curator hears of the connection, it still precedes every request
+                        // of this client; on a reconnect ZooKeeper sends it again itself.
+                        handle.join().addAuthInfo("digest", identity.auth());
+                    }
                     if (state == Watcher.Event.KeeperState.AuthFailed) {
                         refused.complete(new AuthenticationException(endpoint.toString(), "ZooKeeper at " + endpoint
                                 + " refused to authenticate " + principal.describe() + " (AuthFailed)", null));
                     }
-                    ZooKeeper ended = handle.get();
+                    ZooKeeper ended = handle.getNow(null);
                     if ((state == Watcher.Event.KeeperState.Expired || state == Watcher.Event.KeeperState.Closed)
                             && ended != null && ended.getSessionId() != 0) {
                         // A handle has one session for its life: once it expired or the handle closed,
@@ -168,10 +182,7 @@ final class ZkSession {
                 // A frozen member costs each connect at most a quarter of the connect timeout (see ZkHosts).
                 ZooKeeper zk = new ZooKeeper(connectString, sessionTimeout, watching, canBeReadOnly,
                         new ZkHosts(connectString, sessionTimeout, options.connectTimeout()), config);
-                handle.set(zk);
-                if (identity != null) {
-                    zk.addAuthInfo("digest", identity.auth()); // sent before any request, and again on each reconnect
-                }
+                handle.complete(zk);
                 return zk;
             }
 
