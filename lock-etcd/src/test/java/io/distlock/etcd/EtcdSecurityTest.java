@@ -237,6 +237,29 @@ class EtcdSecurityTest {
         }
     }
 
+    /**
+     * A member that accepts the connection and never answers (a frozen process): unavailable within
+     * the connect timeout, and the message says which timeout ran out (it said "within 0 ms": what
+     * the TLS check had left of it).
+     */
+    @Test
+    void aMemberThatNeverAnswersTheTlsHandshakeIsUnavailableWithinTheConnectTimeout() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 16, java.net.InetAddress.getLoopbackAddress())) {
+            String endpoint = "127.0.0.1:" + silent.getLocalPort();
+            String uri = "etcd://" + LOCKER + ":" + LOCKER_PASSWORD + "@" + endpoint + PREFIX + "?tls=true"
+                    + storeQuery("trustStore", certs.trustStore());
+            long start = System.nanoTime();
+            Throwable thrown = catchThrowable(() -> Locks.connect(uri, options()).close());
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            assertThat(thrown).isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining(endpoint)
+                    .hasMessageContaining("connect timeout of " + CONNECT.toMillis() + " ms");
+            assertThat(((BackendUnavailableException) thrown).endpoint()).contains(endpoint);
+            assertThat(took).isLessThan(CONNECT.plusSeconds(1));
+            assertNoSecret(thrown, LOCKER_PASSWORD, certs.trustStore().password());
+        }
+    }
+
     @Test
     void theJvmDefaultTrustRefusesTheTestCa() {
         assertThatThrownBy(() -> Locks.connect(uri(etcd, LOCKER + ":" + LOCKER_PASSWORD, PREFIX, null), options()).close())

@@ -267,9 +267,13 @@ final class EtcdSession implements AutoCloseable {
             }
             // What the TLS check left of the connect timeout (all of it but a few ms, unless no member answered it).
             Duration left = options.connectTimeout().minusNanos(System.nanoTime() - start);
+            if (left.isNegative() || left.isZero()) {
+                throw new BackendUnavailableException(session.endpointNames(), "no member of etcd at " + endpoint
+                        + " finished a TLS handshake within the connect timeout of " + options.connectTimeout().toMillis() + " ms", null);
+            }
             long sent = System.nanoTime();
             LeaseGrantResponse granted = session.call(() -> session.leases().grant(session.requestedTtl.toSeconds()), null,
-                    left.isNegative() ? Duration.ZERO : left, "grant the client's session lease");
+                    left, "grant the client's session lease");
             if (granted.getTTL() > session.requestedTtl.toSeconds()) {
                 session.leases().revoke(granted.getID());
                 throw new IllegalArgumentException("sessionTtl=" + session.requestedTtl.toSeconds() + " s is below the"
@@ -528,8 +532,8 @@ final class EtcdSession implements AutoCloseable {
                     continue;
                 } catch (TimeoutException e) {
                     attempt.cancel(true);
-                    failure = new BackendUnavailableException(endpointNames(), "etcd at " + endpoint + " did not answer "
-                            + what + " within " + budget.toMillis() + " ms", null);
+                    failure = new BackendUnavailableException(endpointNames(), "etcd at " + endpoint + " did not answer within "
+                            + budget.toMillis() + " ms when asked to " + what, null);
                 } catch (ExecutionException | CompletionException e) {
                     failure = translate(e.getCause() == null ? e : e.getCause(), what);
                     if (failure instanceof AuthenticationException && opened && !reauthenticated
