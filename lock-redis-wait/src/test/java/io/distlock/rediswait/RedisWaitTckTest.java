@@ -25,7 +25,7 @@ import org.junit.jupiter.api.BeforeAll;
 /**
  * The TCK against a Sentinel-managed primary with two replicas and three Sentinels, real
  * {@code redis-server} processes behind fault proxies ({@link RedisReplicaSet}). Clients find the
- * primary through the Sentinels, with the defaults ({@code replicas=1}, {@code waitTimeout=50} × the TCK's timeout factor);
+ * primary through the Sentinels, with {@code replicas=1} (the default) and {@code waitTimeout=75} (× the TCK's timeout factor; the default is 50));
  * a partitioned client names the primary itself, through proxies of its own. Rule 4.5 fails the
  * primary over (twice), so every hook asks the Sentinels which node is primary when it is used.
  */
@@ -53,11 +53,13 @@ class RedisWaitTckTest extends LockVerification {
     }
 
     /**
-     * {@code WAIT}'s bound: the 50 ms default, scaled like every TCK timing (on a loaded machine the
-     * replicas' acknowledgements come late, as everything else does; it must stay below the 100 ms
-     * contention lease, which is scaled by the same factor).
+     * {@code WAIT}'s bound: 75 ms, half as much again as the 50 ms default, scaled like every TCK timing.
+     * On a loaded machine the replicas' acknowledgements come late, as everything else does: at 50 ms,
+     * CI once saw a replica miss it (rule 9.9's grant was withdrawn as unconfirmed, and the attempt
+     * threw BackendUnavailableException, as it should). It must stay below the 100 ms contention
+     * lease, which is scaled by the same factor.
      */
-    private static final Duration WAIT_TIMEOUT = new TestEnvironment().scaled(Duration.ofMillis(50));
+    private static final Duration WAIT_TIMEOUT = new TestEnvironment().scaled(Duration.ofMillis(75));
 
     // The hooks in the order of the rules that use them.
 
