@@ -149,16 +149,20 @@ public final class ClusterKeyspace implements RedisKeyspace {
             List<RedisEndpoint> seeds = settings.seeds();
             for (int k = 0; k < seeds.size(); k++) {
                 RedisEndpoint seed = seeds.get(k);
-                RedisNode node = keyspace.node(settings.reachable(seed.endpoint()));
-                // A frozen seed must leave the others time to answer within the connect timeout.
+                String address = settings.reachable(seed.endpoint());
+                // A frozen seed must leave the others time to answer within the connect timeout: the
+                // seed is asked on a connection of its own whose connect, TLS handshake and AUTH are
+                // all bounded by the seed's turn (the client's nodes give each of them a whole timeout).
                 long until = ServerList.turnDeadline(deadline, k, seeds.size());
+                Duration turn = Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), until - System.nanoTime()));
                 String info;
-                try {
-                    info = text(node.send("check that it is a cluster node", false, List.of(INFO_CLUSTER)).await(until).value(0));
+                try (RedisNode probe = RedisNode.open(keyspace.endpointOf(address), turn, turn, 1)) {
+                    info = text(probe.send("check that it is a cluster node", false, List.of(INFO_CLUSTER)).await(until).value(0));
                 } catch (BackendUnavailableException e) {
                     failures.add(e.getMessage());
                     continue;
                 }
+                RedisNode node = keyspace.node(address);
                 if (!info.contains("cluster_enabled:1")) {
                     throw new IllegalArgumentException("redis-cluster URI '" + settings + "': " + seed.endpoint()
                             + " is a Redis server not in cluster mode (INFO cluster: cluster_enabled:0); use redis:// for a"
@@ -574,11 +578,13 @@ public final class ClusterKeyspace implements RedisKeyspace {
         if (closed) {
             throw new IllegalStateException("the Redis Cluster client is closed");
         }
-        return nodes.computeIfAbsent(address, a -> {
-            int colon = a.lastIndexOf(':');
-            RedisEndpoint endpoint = settings.seeds().get(0).withAddress(a.substring(0, colon), Integer.parseInt(a.substring(colon + 1)));
-            return RedisNode.open(endpoint, connectTimeout, operationTimeout, settings.poolSize());
-        });
+        return nodes.computeIfAbsent(address, a -> RedisNode.open(endpointOf(a), connectTimeout, operationTimeout, settings.poolSize()));
+    }
+
+    /** @return the node at {@code host:port}, with the URI's credentials and TLS */
+    private RedisEndpoint endpointOf(String address) {
+        int colon = address.lastIndexOf(':');
+        return settings.seeds().get(0).withAddress(address.substring(0, colon), Integer.parseInt(address.substring(colon + 1)));
     }
 
     // ---- the slot map ---------------------------------------------------------------------
