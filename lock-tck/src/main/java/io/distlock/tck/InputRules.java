@@ -25,6 +25,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static io.distlock.tck.LockVerification.SECRET;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -260,6 +262,79 @@ interface InputRules extends RuleGroup {
             }
         }
     }
+
+    /** Rule 5.9 (see SPEC.md). */
+    @Test
+    @DisplayName("5.9 a server that accepts connections and never answers is reported in time, naming the endpoint")
+    default void required_5_9_silentServer() throws Exception {
+        Rig rig = Rig.of(this);
+        String scheme = rig.backend().scheme(); // the verdict names the backend whatever happens below
+        Optional<String> uri = rig.hooks.unreachableUri();
+        assumeTrue(uri.isPresent(), () -> VerdictExtension.NOT_RUN + "the verification supplies no unreachableUri() (rule 5.5 fails for it)");
+        // The endpoints of the unreachable URI, each made a listener nobody accepts on: the kernel
+        // completes each handshake and queues what is sent, and no answer ever comes, as from a
+        // frozen (SIGSTOPped) server, or a TLS port whose server is stuck before its handshake.
+        List<Integer> ports = new ArrayList<>();
+        Matcher endpoint = LOOPBACK_ENDPOINT.matcher(uri.get());
+        while (endpoint.find()) {
+            ports.add(Integer.valueOf(endpoint.group(1)));
+        }
+        assumeTrue(!ports.isEmpty(), () -> VerdictExtension.DOES_NOT_APPLY + "the unreachableUri() of '" + scheme
+                + "' names no loopback endpoint (127.0.0.1:port) for the TCK to listen on");
+        List<ServerSocket> silent = new ArrayList<>();
+        try {
+            for (int port : ports) {
+                try {
+                    silent.add(new ServerSocket(port, 64, InetAddress.getLoopbackAddress()));
+                } catch (java.io.IOException taken) {
+                    assumeTrue(false, () -> VerdictExtension.NOT_RUN + "port " + port + " of the unreachableUri() is taken: " + taken);
+                }
+            }
+            Duration timeout = rig.env.connectTimeout();
+            LockOptions options = LockOptions.builder().connectTimeout(timeout).operationTimeout(timeout).build();
+            Duration bound = timeout.multipliedBy(2).plus(rig.env.tolerance());
+            long start = System.nanoTime();
+            // On a thread of its own: a client that waits for the first answer without bound must fail
+            // this rule, not hang the TCK (closing the listeners at the end resets what it waits on).
+            java.util.concurrent.atomic.AtomicReference<LockClient> opened = new java.util.concurrent.atomic.AtomicReference<>();
+            CompletableFuture<Void> attempt = CompletableFuture.runAsync(() -> {
+                LockClient client = rig.track(Locks.connect(URI.create(uri.get()), options));
+                opened.set(client);
+                rig.track(client.lock(rig.name).tryAcquire(rig.env.shortLease()));
+            });
+            Throwable failure;
+            try {
+                attempt.get(bound.toNanos(), TimeUnit.NANOSECONDS);
+                failure = null;
+            } catch (TimeoutException e) {
+                // Whatever the late attempt opened is closed when it ends (the rig may be done by then).
+                attempt.whenComplete((ok, late) -> Optional.ofNullable(opened.get()).ifPresent(LockClient::close));
+                throw new AssertionError(rig.msg("connecting to " + redacted(uri.get()) + ", whose servers accept connections"
+                        + " and never answer, and a single attempt had not failed after " + TestEnvironment.millis(bound)
+                        + " (twice the connect timeout of " + TestEnvironment.millis(timeout) + " + tolerance): the client"
+                        + " waits for an answer beyond its timeouts"));
+            } catch (ExecutionException e) {
+                failure = e.getCause();
+            }
+            Duration took = TestEnvironment.since(start);
+            assertTrue(failure instanceof BackendUnavailableException, rig.msg("connecting to " + redacted(uri.get())
+                    + ", whose servers accept connections and never answer, and a single attempt "
+                    + (failure == null ? "succeeded" : "threw " + failure) + " instead of BackendUnavailableException"));
+            BackendUnavailableException e = (BackendUnavailableException) failure;
+            rig.notes.add("unavailable after " + TestEnvironment.millis(took));
+            assertNoSecret(rig, e, "the BackendUnavailableException");
+            assertTrue(e.endpoint() != null && !e.endpoint().isBlank(), rig.msg("BackendUnavailableException names no endpoint"));
+            assertTrue(String.valueOf(e.getMessage()).contains(e.endpoint()),
+                    rig.msg("the message does not name the endpoint '" + e.endpoint() + "': " + e.getMessage()));
+        } finally {
+            for (ServerSocket listener : silent) {
+                listener.close();
+            }
+        }
+    }
+
+    /** A loopback {@code 127.0.0.1:port} in a URI, for rule 5.9. */
+    Pattern LOOPBACK_ENDPOINT = Pattern.compile("127\\.0\\.0\\.1:([0-9]{1,5})");
 
     /** How many acquire-release cycles rule 5.8 runs on the client that connected past the silent endpoint. */
     int SILENT_ENDPOINT_CYCLES = 5;

@@ -45,8 +45,9 @@ public final class Audit {
      * The rules a live audit runs: safety under contention with a recorded history (1.1), fencing order
      * across two processes (1.4, 1.7), owner-only release and extend, honest remaining(), liveness and
      * maxWait (group 2 but 2.8, which stops nodes), renewal and loss notification by expiry (group 3), a
-     * paused holder (4.1: the audit's own client sleeps), bad input (group 5 but 5.5, which needs a closed
-     * port of the backend's), inspection and revocation of the audit's own locks (8.1–8.5), and read-write
+     * paused holder (4.1: the audit's own client sleeps), bad input (5.1–5.4 and 5.6: 5.5, 5.8 and 5.9 need
+     * a URI of the backend's that names a closed or a silent port, and the audit knows only the user's),
+     * inspection and revocation of the audit's own locks (8.1–8.5), and read-write
      * locks and semaphores where declared (group 9 but 9.5, which partitions a client). Left out:
      * every rule that needs a fault hook (partitions, restarts, revocation by the server, clocks, failover),
      * 1.10 (it asks the server directly), and group 6 and 8.6 (a second principal). Every entry is one rule,

@@ -156,10 +156,12 @@ enum Bug {
     /**
      * Of the endpoints a URI lists, each is given 30 s to answer before the next is tried (a per-host
      * wait taken from a long session): one that accepts connections and never answers, listed first,
-     * keeps the client from the live ones past its connect timeout.
+     * keeps the client from the live ones past its connect timeout; alone, it keeps the client from
+     * reporting the server unavailable in time.
      */
     WAITS_ON_SILENT_ENDPOINT("waits-on-silent-endpoint", Shape.ONE_LINK,
-            fails("5.8", "listed first kept the client from the live endpoints")),
+            fails("5.8", "listed first kept the client from the live endpoints"),
+            fails("5.9", "waits for an answer beyond its timeouts")),
     /**
      * The server answers a request whose own grant it already holds as busy (a plain {@code SET NX}):
      * a retry after a lost reply waits on its own landed write until the wait runs out.

@@ -64,7 +64,7 @@ public class MemoryBackend implements LockBackend {
     @Override
     public LockDriver connect(URI uri, LockOptions options, DriverContext context) {
         String scheme = descriptor.scheme();
-        String usage = "; expected " + scheme + "://<serverName>[?link=<id>|gateway=<port>[,<port>…]]";
+        String usage = "; expected " + scheme + "://<serverName>[?link=<id>|gateway=[127.0.0.1:]<port>[,…]]";
         if (!scheme.equalsIgnoreCase(uri.getScheme())) {
             throw new IllegalArgumentException("not a " + scheme + " URI" + usage);
         }
@@ -87,35 +87,46 @@ public class MemoryBackend implements LockBackend {
         if (bug == Bug.LOGS_PASSWORD) {
             System.getLogger(MemoryBackend.class.getName()).log(System.Logger.Level.DEBUG, "connecting to " + uri);
         }
+        // Through a gateway, the server is the one in the gateway's JVM: it decides, this JVM's driver asks.
+        // The connection comes first, as a real client's does: a gateway port that is closed or never
+        // answers is unavailable whatever the credentials (rules 5.5 and 5.9).
+        Optional<String> gateway = option(query, "gateway");
+        MemoryProtocol remote = gateway.isPresent()
+                ? MemoryGateway.Remote.firstAnswering(Arrays.stream(gateway.get().split(","))
+                        .map(g -> Integer.valueOf(g.substring(g.indexOf(':') + 1))).toList(),
+                        endpoint, endpoint, options.connectTimeout(), options.operationTimeout(), bug == Bug.WAITS_ON_SILENT_ENDPOINT)
+                : null;
         String principal = null;
         boolean refusedAsUnavailable = false;
         if (server.startsWith("secure")) {
-            // A server with TLS and authentication: the handshake first, then the credentials.
-            if (query != null && query.contains("tls=untrusted") && bug != Bug.TRUSTS_ANY_CERTIFICATE) {
-                throw new AuthenticationException(endpoint, "the TLS handshake with " + endpoint
-                        + " failed: its certificate is not signed by a trusted authority", null);
-            }
-            Credentials credentials = UserInfo.credentials(uri, options).orElseThrow(() -> new AuthenticationException(endpoint,
-                    endpoint + " requires credentials", null));
-            String user = credentials.username().orElse("");
-            String expected = MemoryServer.PASSWORDS.get(user);
-            if (expected == null || !expected.equals(new String(credentials.password()))) {
-                if (bug != Bug.WRONG_PASSWORD_AS_UNAVAILABLE) {
-                    throw new AuthenticationException(endpoint, endpoint + " refused the credentials of user '" + user + "'", null);
+            try {
+                // A server with TLS and authentication: the handshake first, then the credentials.
+                if (query != null && query.contains("tls=untrusted") && bug != Bug.TRUSTS_ANY_CERTIFICATE) {
+                    throw new AuthenticationException(endpoint, "the TLS handshake with " + endpoint
+                            + " failed: its certificate is not signed by a trusted authority", null);
                 }
-                refusedAsUnavailable = true;
+                Credentials credentials = UserInfo.credentials(uri, options).orElseThrow(() -> new AuthenticationException(endpoint,
+                        endpoint + " requires credentials", null));
+                String user = credentials.username().orElse("");
+                String expected = MemoryServer.PASSWORDS.get(user);
+                if (expected == null || !expected.equals(new String(credentials.password()))) {
+                    if (bug != Bug.WRONG_PASSWORD_AS_UNAVAILABLE) {
+                        throw new AuthenticationException(endpoint, endpoint + " refused the credentials of user '" + user + "'", null);
+                    }
+                    refusedAsUnavailable = true;
+                }
+                principal = user;
+            } catch (RuntimeException refused) {
+                if (remote != null) {
+                    remote.disconnected(null);
+                }
+                throw refused;
             }
-            principal = user;
         }
         Optional<String> link = option(query, "link");
         List<MemoryLink> links = link.isEmpty() ? List.of(MemoryLink.alwaysUp())
                 : Arrays.stream(link.get().split(",")).map(MemoryLink::named).collect(Collectors.toList());
-        // Through a gateway, the server is the one in the gateway's JVM: it decides, this JVM's driver asks.
-        Optional<String> gateway = option(query, "gateway");
-        MemoryProtocol protocol = gateway.isPresent()
-                ? MemoryGateway.Remote.firstAnswering(Arrays.stream(gateway.get().split(",")).map(Integer::valueOf).toList(),
-                        endpoint, endpoint, options.connectTimeout(), options.operationTimeout(), bug == Bug.WAITS_ON_SILENT_ENDPOINT)
-                : MemoryProtocol.of(MemoryServer.named(scheme, server, bug));
+        MemoryProtocol protocol = remote != null ? remote : MemoryProtocol.of(MemoryServer.named(scheme, server, bug));
         return new MemoryDriver(protocol, bug, descriptor.has(Feature.FENCING_TOKENS), context,
                 sessionStore || bug.shape().sessionStore, links, options.operationTimeout(), principal, endpoint,
                 refusedAsUnavailable);
@@ -133,7 +144,9 @@ public class MemoryBackend implements LockBackend {
      * One option of a URI's query: {@code link=<id>[,<id>…]}, {@code gateway=<port>[,<port>…]} (the first
      * that answers is used) or {@code tls=untrusted}.
      */
-    private static final String OPTION = "(link=[0-9a-f-]+(,[0-9a-f-]+)*|gateway=[0-9]{1,5}(,[0-9]{1,5})*|tls=untrusted)";
+    /** A gateway is a loopback port, written alone or as {@code 127.0.0.1:port}. */
+    private static final String GATEWAY = "(127\\.0\\.0\\.1:)?[0-9]{1,5}";
+    private static final String OPTION = "(link=[0-9a-f-]+(,[0-9a-f-]+)*|gateway=" + GATEWAY + "(," + GATEWAY + ")*|tls=untrusted)";
 
     private static Optional<String> option(String query, String name) {
         if (query == null) {

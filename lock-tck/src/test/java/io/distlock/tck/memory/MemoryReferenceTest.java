@@ -1,7 +1,6 @@
 package io.distlock.tck.memory;
 
 import java.util.List;
-import java.util.Optional;
 
 /**
  * The reference backend must pass every rule that applies (those needing QUORUM are skipped: it has
@@ -24,8 +23,4 @@ class MemoryReferenceTest extends MemoryVerification {
                 "memory:tck:" + SECRET);
     }
 
-    @Override
-    protected Optional<String> unreachableUri() {
-        return Optional.of("memory://tck:" + SECRET + "@down-reference");
-    }
 }

@@ -1,7 +1,5 @@
 package io.distlock.tck.memory;
 
-import java.util.Optional;
-
 /**
  * The reference shaped like a session store ({@code memory-session}: the server never expires a
  * grant; the engine ends each lease through {@code LockDriver.leaseExpired}) must pass every rule
@@ -17,10 +15,5 @@ class MemorySessionTest extends MemoryVerification {
     @Override
     protected boolean sessionStore() {
         return true;
-    }
-
-    @Override
-    protected Optional<String> unreachableUri() {
-        return Optional.of("memory-session://tck:" + SECRET + "@down-session");
     }
 }

@@ -163,6 +163,19 @@ abstract class MemoryVerification extends LockVerification {
         return Optional.of(SeparateProcess.of(scheme + "://" + authority() + "?gateway=" + port));
     }
 
+    /**
+     * Rules 5.5 and 5.9: this server through a gateway port nothing listens on (rule 5.9 listens there
+     * itself and never answers). The client connects before any credentials are checked.
+     */
+    @Override
+    protected Optional<String> unreachableUri() {
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return Optional.of(scheme + "://tck:" + SECRET + "@" + serverName + "?gateway=127.0.0.1:" + probe.getLocalPort());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("no free loopback port", e);
+        }
+    }
+
     /** Rule 5.8: the silent endpoint listed ahead of this server's {@link MemoryGateway}. */
     @Override
     protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
