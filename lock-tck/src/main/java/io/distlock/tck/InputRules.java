@@ -13,6 +13,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -25,6 +26,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -286,7 +288,7 @@ interface InputRules extends RuleGroup {
             for (int port : ports) {
                 try {
                     silent.add(new ServerSocket(port, 64, InetAddress.getLoopbackAddress()));
-                } catch (java.io.IOException taken) {
+                } catch (IOException taken) {
                     assumeTrue(false, () -> VerdictExtension.NOT_RUN + "port " + port + " of the unreachableUri() is taken: " + taken);
                 }
             }
@@ -296,7 +298,7 @@ interface InputRules extends RuleGroup {
             long start = System.nanoTime();
             // On a thread of its own: a client that waits for the first answer without bound must fail
             // this rule, not hang the TCK (closing the listeners at the end resets what it waits on).
-            java.util.concurrent.atomic.AtomicReference<LockClient> opened = new java.util.concurrent.atomic.AtomicReference<>();
+            AtomicReference<LockClient> opened = new AtomicReference<>();
             CompletableFuture<Void> attempt = CompletableFuture.runAsync(() -> {
                 LockClient client = rig.track(Locks.connect(URI.create(uri.get()), options));
                 opened.set(client);

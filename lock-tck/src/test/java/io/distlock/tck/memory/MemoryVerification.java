@@ -15,6 +15,10 @@ import io.distlock.tck.Security;
 import io.distlock.tck.ServerRestart;
 import io.distlock.tck.SessionEnd;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -169,10 +173,10 @@ abstract class MemoryVerification extends LockVerification {
      */
     @Override
     protected Optional<String> unreachableUri() {
-        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return Optional.of(scheme + "://tck:" + SECRET + "@" + serverName + "?gateway=127.0.0.1:" + probe.getLocalPort());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("no free loopback port", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("no free loopback port", e);
         }
     }
 
