@@ -460,6 +460,25 @@ class ZooKeeperReadWriteLockTest {
         r3.release(r3.tryAcquire(readBehind).grant());
     }
 
+    /**
+     * A grant the engine cannot use (no validity left when it arrived, a session it cannot vouch for)
+     * is given back by abandoning its request: the grant's node goes, and the lock is free at once. The
+     * request leaves its line at the grant; the abandon used to find nothing there and leave the node,
+     * which held the lock for the session's life (a free lock found busy, seen in the TLS TCK's 1.4).
+     */
+    @Test
+    void aGrantGivenBackByAbandoningItsRequestLeavesTheLockFree() {
+        String name = unique("given-back");
+        ZkLockDriver driver = driver();
+        LockRequest request = request(name, Hold.WRITE);
+        assertThat(driver.tryAcquire(request).isGranted()).isTrue();
+        assertThat(rwLine(name)).hasSize(1);
+        driver.abandon(request, false);
+        assertThat(rwLine(name)).as("the node of the grant given back").isEmpty();
+        ZkLockDriver other = driver();
+        other.release(other.tryAcquire(request(name, Hold.WRITE)).grant());
+    }
+
     private static Grant awaitGranted(ZkLockDriver driver, LockRequest request) {
         AtomicReference<Grant> granted = new AtomicReference<>();
         await().atMost(WAIT).until(() -> {

@@ -280,8 +280,8 @@ public final class ZkLockDriver implements LockDriver {
                 // gives the grant back if that session ended before the grant is recorded.
                 Grant grant = new Grant(request, OptionalLong.of(node.czxid()), node.path(), node.session());
                 grants.put(request.ownerToken(), grant);
-                // Settled: from here the grant names the node (release, extension, the watch, and a
-                // grant the engine gives back, by release). Its place in line would only cost each
+                // Settled: from here the grant names the node (release, extension, the watch, and the
+                // abandon of a grant the engine gives back). Its place in line would only cost each
                 // held lease about 200 bytes (the line, its watch, the directory's path).
                 requests.remove(request.ownerToken(), line);
                 if (!joinedNow) {
@@ -577,6 +577,14 @@ public final class ZkLockDriver implements LockDriver {
             if (node != null) {
                 removeNode(node.path(), what);
                 line.node = null;
+            }
+        } else {
+            // Granted, and given back: the engine abandons the request of a grant it could not use
+            // (no validity left, a session it cannot vouch for). The request left the line at the
+            // grant; the grant names the node. Left there, it would hold the lock for the session's life.
+            Grant granted = grants.get(request.ownerToken());
+            if (granted != null) {
+                removeNode((String) granted.handle(), what);
             }
         }
         if (outcomeUnknown) {
