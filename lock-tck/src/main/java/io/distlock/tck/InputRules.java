@@ -367,7 +367,7 @@ interface InputRules extends RuleGroup {
     }
 
     private static String redacted(String uri) {
-        return "'" + uri.replace(SECRET, "***") + "'";
+        return "'" + Redaction.uri(uri, SECRET) + "'";
     }
 
     private static String printable(String s) {
