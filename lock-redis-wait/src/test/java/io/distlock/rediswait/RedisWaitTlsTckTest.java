@@ -28,9 +28,10 @@ import org.junit.jupiter.api.BeforeAll;
  * use: {@code masterauth}, {@code auth-pass}) and an ACL user that has the least rights the backend needs
  * ({@link #LOCKER_RULES}, the line the README gives). The Sentinels are asked without credentials,
  * over TLS with the same trust store.
- * It runs the safety and security groups only ({@link RuleSelection}), and every security rule must pass.
+ * It runs the safety and security groups only ({@link RuleSelection}), with rules 5.5, 5.8 and 5.9 (a closed port,
+ * and Sentinels that accept and never answer, so that the TLS handshake waits), and every security rule must pass.
  */
-@RuleSelection(value = "1,6", mustPass = "6")
+@RuleSelection(value = "1,5.5,5.8,5.9,6", mustPass = "5.5,5.8,5.9,6")
 class RedisWaitTlsTckTest extends LockVerification {
 
     /**
@@ -97,6 +98,20 @@ class RedisWaitTlsTckTest extends LockVerification {
     static String uriAs(String user, String password, TestCertificates ca) {
         return "redis-wait://" + user + ":" + password + "@" + String.join(",", redis.sentinelEndpoints())
                 + "?master=" + RedisReplicaSet.MASTER_NAME + tlsQuery(ca);
+    }
+
+    /** Rule 5.8: a silent Sentinel listed first, over TLS. */
+    @Override
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        return Optional.of(uriAs(Principals.LOCKER, SECRET, TestCertificates.shared())
+                .replaceFirst("@", "@" + silentEndpoint + ","));
+    }
+
+    /** Rules 5.5 and 5.9: two Sentinels on free loopback ports, with TLS, the trust store and the TCK's password. */
+    @Override
+    protected Optional<String> unreachableUri() {
+        return Optional.of(RedisFamilyHooks.unreachableUri("redis-wait", 2, LockVerification.SECRET,
+                "?master=" + RedisReplicaSet.MASTER_NAME + tlsQuery(TestCertificates.shared())));
     }
 
     /** Rule 1.10: the lock key's PTTL on the primary. */

@@ -6,16 +6,21 @@ import io.distlock.redis.support.RedisEndpoint;
 import io.distlock.redis.support.RedisNode;
 import io.distlock.spi.Watch;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
  * The Sentinels of a {@code redis-wait://...?master=<name>} URI: asked for the primary's address
- * ({@code SENTINEL get-master-addr-by-name}), and a source of {@code +switch-master} events. One
- * connection at most per Sentinel, opened on first use and kept (re-resolution after a failover
- * must not pay a connect). A Sentinel is reached without credentials and without a database, over
- * TLS with the data nodes' stores when the URI says {@code tls=true}.
+ * ({@code SENTINEL get-master-addr-by-name}), and a source of {@code +switch-master} events. Each
+ * question goes on a connection of its own, bounded as a whole (TCP connect, TLS handshake, reply)
+ * by the asker's turn: a kept connection would give its connect and its TLS handshake a whole
+ * connect timeout each, so that a frozen Sentinel over TLS took the time of the live ones (rule 5.8
+ * over TLS). Questions are rare (at connect, and after a failure of the primary): the cost is one
+ * connect each. The subscription keeps its connection. A Sentinel is reached without credentials
+ * and without a database, over TLS with the data nodes' stores when the URI says {@code tls=true}.
  */
 final class Sentinels implements AutoCloseable {
 
@@ -76,14 +81,19 @@ final class Sentinels implements AutoCloseable {
      * Asks Sentinel {@code i} where the primary is.
      *
      * @param i             a Sentinel's index
-     * @param deadlineNanos the latest moment to wait for its answer (also bounded by the operation timeout)
+     * @param deadlineNanos the latest moment to wait for its answer, connecting included (also bounded by the
+     *                      operation timeout)
      * @return the address, or null if that Sentinel does not know the master name
      * @throws io.distlock.BackendUnavailableException if it does not answer in time
      * @throws io.distlock.LockException                if it answers an error
      */
     Address ask(int i, long deadlineNanos) {
         long until = Math.min(deadlineNanos, System.nanoTime() + operationTimeoutNanos);
-        Object reply = nodes.get(i).send("ask for the primary of '" + master + "'", false, List.of(ask)).await(until).value(0);
+        Duration turn = Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), until - System.nanoTime()));
+        Object reply;
+        try (RedisNode probe = RedisNode.open(nodes.get(i).endpoint(), turn, turn, 1)) {
+            reply = probe.send("ask for the primary of '" + master + "'", false, List.of(ask)).await(until).value(0);
+        }
         if (!(reply instanceof List<?> address) || address.size() != 2) {
             return null; // a null reply: no master of that name
         }
