@@ -24,9 +24,10 @@ import org.junit.jupiter.api.BeforeAll;
  * The TCK over {@code redlock://...?tls=true}: three independent TLS-only redis-servers (each
  * behind a fault proxy, which passes TLS through), reached as an ACL user with the least rights the
  * backend needs ({@link #LOCKER_RULES}, the line the README gives), trusting the test CA.
- * It runs the safety and security groups only ({@link RuleSelection}), and every security rule must pass.
+ * It runs the safety and security groups only ({@link RuleSelection}), with rules 5.5 and 5.9 (closed ports, and
+ * nodes that accept and never answer, so that each TLS handshake waits), and every security rule must pass.
  */
-@RuleSelection(value = "1,6", mustPass = "6")
+@RuleSelection(value = "1,5.5,5.9,6", mustPass = "5.5,5.9,6")
 class RedlockTlsTckTest extends LockVerification {
 
     /**
@@ -74,6 +75,13 @@ class RedlockTlsTckTest extends LockVerification {
     private static String uriAs(String user, String password, TestCertificates ca) {
         return "redlock://" + user + ":" + password + "@" + nodes.endpoints() + "?tls=true&" + RedisFamilyHooks.trustStoreQuery(ca)
                 + "&nodeTimeout=" + NODE_TIMEOUT_MILLIS;
+    }
+
+    /** Rules 5.5 and 5.9: three nodes on free loopback ports, with TLS, the trust store and the TCK's password. */
+    @Override
+    protected Optional<String> unreachableUri() {
+        return Optional.of(RedisFamilyHooks.unreachableUri("redlock", 3, SECRET,
+                "?tls=true&" + RedisFamilyHooks.trustStoreQuery(TestCertificates.shared())));
     }
 
     /** Rule 1.10: the quorum-th longest PTTL among the nodes that hold the lock for one token. */

@@ -2,15 +2,20 @@ package io.distlock.redis.support;
 
 import io.distlock.LockException;
 
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import redis.clients.jedis.CommandArguments;
 import redis.clients.jedis.Protocol;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 
@@ -171,6 +176,15 @@ public final class PendingReply {
     /** Whether any {@link #write()} got a connection: then the calls may have reached the server. */
     private boolean carried;
     private boolean awaited;
+    /**
+     * The write of {@link #sendConnecting}, done on a thread of its own; null for {@link #send}. Its
+     * completion publishes what the write set (the connection, a failure) to the awaiting thread.
+     */
+    private CompletableFuture<Void> writing;
+    /** Guarded by this: the awaiter gave up on a write still under way; the write drops its connection. */
+    private boolean abandoned;
+    /** Guarded by this: {@link #sendConnecting}'s write is done (what it set is visible to whoever holds this after). */
+    private boolean writeDone;
 
     private PendingReply(RedisNode node, String operation, boolean serverInfo, Batch batch) {
         this.node = node;
@@ -184,6 +198,52 @@ public final class PendingReply {
         PendingReply pending = new PendingReply(node, operation, serverInfo, Objects.requireNonNull(batch, "batch"));
         pending.write();
         return pending;
+    }
+
+    static PendingReply sendConnecting(RedisNode node, String operation, boolean serverInfo, Batch batch) {
+        PendingReply pending = new PendingReply(node, operation, serverInfo, Objects.requireNonNull(batch, "batch"));
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        pending.writing = written;
+        Thread connecting = new Thread(() -> {
+            try {
+                pending.write();
+            } finally {
+                synchronized (pending) {
+                    pending.writeDone = true;
+                    if (pending.abandoned) {
+                        pending.discardConnection(); // nobody reads its replies: never back to the pool
+                    }
+                }
+                written.complete(null);
+            }
+        }, "distlock-redis-connect-" + node.endpoint());
+        connecting.setDaemon(true);
+        connecting.start();
+        return pending;
+    }
+
+    /**
+     * Waits for {@link #sendConnecting}'s write until {@code deadlineNanos}.
+     *
+     * @return true if it is done; false if it is still under way (it then drops what it connects)
+     */
+    private boolean written(long deadlineNanos) {
+        try {
+            writing.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return doneOrAbandoned();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return doneOrAbandoned();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("the write to " + node.endpoint() + " failed", e.getCause()); // write() catches what it expects
+        }
+    }
+
+    private synchronized boolean doneOrAbandoned() {
+        abandoned = !writeDone;
+        return writeDone;
     }
 
     /** @return the node the calls went to */
@@ -234,6 +294,13 @@ public final class PendingReply {
             throw new IllegalStateException("replies from " + node.endpoint() + " were already read");
         }
         awaited = true;
+        if (writing != null && !written(deadlineNanos)) {
+            // Still connecting (a TLS handshake nobody answers): nothing was sent, and no more time is left.
+            failureKind = RedisFailure.TIMEOUT;
+            node.failed(failureKind);
+            throw node.translate(operation, new JedisConnectionException("no connection within the deadline: the connect"
+                    + " or its TLS handshake was still under way", new SocketTimeoutException("connect")));
+        }
         for (boolean resent = false; ; resent = true) {
             if (failure == null) {
                 try {

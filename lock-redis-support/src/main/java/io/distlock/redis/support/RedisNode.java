@@ -270,6 +270,22 @@ public final class RedisNode implements RedisKeyspace {
     }
 
     /**
+     * {@link #send(String, boolean, List)} with no calls, whose write — a connect, its TLS handshake
+     * and {@code AUTH} when the node has no connection yet — runs on a short-lived thread of its own:
+     * for a client's first fan-out, so that a node that accepts and never finishes its handshake does
+     * not hold up the connects of the nodes after it. {@link PendingReply#await} waits for the write
+     * within its deadline; a write still under way then is reported as a timeout, and the connection
+     * it makes is dropped.
+     *
+     * @param operation  what is being done, for messages (no secrets)
+     * @param serverInfo as for {@link #send(String, boolean, List)}
+     * @return the pending replies; await them exactly once
+     */
+    public PendingReply sendConnecting(String operation, boolean serverInfo) {
+        return PendingReply.sendConnecting(this, operation, serverInfo, PendingReply.Batch.of(List.of()));
+    }
+
+    /**
      * Borrows a connection for {@link PendingReply}: the hot one if free, else one from the pool.
      * The caller gives it back with {@link #giveBack} once every reply was read, or discards it
      * (broken, or a reply may still be on its way).

@@ -7,8 +7,12 @@ import io.distlock.BackendUnavailableException;
 import io.distlock.LockException;
 import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.RedisFamilyHooks;
 import io.distlock.tck.fixtures.RedisServer;
+import io.distlock.tck.fixtures.TestCertificates;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.util.List;
@@ -136,6 +140,36 @@ class PendingReplyTest {
                     .isInstanceOf(BackendUnavailableException.class).hasMessageContaining("did not answer");
         } finally {
             dead.close();
+        }
+    }
+
+    @Test
+    void aConnectingSendAnswersAsASendDoes() {
+        PendingReply.Replies replies = node.sendConnecting("connect", true).await(deadline(Duration.ofSeconds(2)));
+        assertThat(replies.values()).isEmpty();
+        assertThat(replies.serverInfo()).hasValueSatisfying(info -> assertThat(info.role()).isEqualTo("master"));
+        assertThat(node.send("info", true, List.of()).await(deadline(Duration.ofSeconds(1))).serverInfo())
+                .as("the connection it made went back to the pool, and is used again").isEmpty();
+    }
+
+    /**
+     * A TLS port that accepts and never answers holds a connect in its handshake, for as long as the
+     * handshake's bound (10 s here): a connecting send leaves that wait on its own thread, and its
+     * await ends at the awaiter's deadline (Redlock's check at connect: rule 5.9 over TLS).
+     */
+    @Test
+    void aConnectingSendToATlsPortThatNeverAnswersEndsAtTheAwaitersDeadline() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
+             RedisNode stuck = RedisNode.openForFanOut(RedisEndpoint.parse(URI.create("rediss://127.0.0.1:" + silent.getLocalPort()
+                     + "?" + RedisFamilyHooks.trustStoreQuery(TestCertificates.shared())), RedisEndpoint.OPTIONS),
+                     Duration.ofSeconds(10), Duration.ofSeconds(10), 1)) {
+            PendingReply pending = stuck.sendConnecting("connect", true);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> pending.await(deadline(Duration.ofMillis(300))))
+                    .isInstanceOf(BackendUnavailableException.class).hasMessageContaining("127.0.0.1:" + silent.getLocalPort());
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("not the handshake's 10 s").isLessThan(Duration.ofSeconds(5));
+            assertThat(pending.failure()).contains(RedisFailure.TIMEOUT);
+            assertThat(pending.mayHaveReachedServer()).isFalse();
         }
     }
 }

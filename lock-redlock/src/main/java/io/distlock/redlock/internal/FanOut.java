@@ -98,14 +98,22 @@ final class FanOut {
      *         that did not, with why
      */
     static BackendUnavailableException tooFewNodes(List<Answer> answers, int quorum, String operation) {
+        return tooFew(answers, operation + " (quorum " + quorum + "), so its outcome is unknown");
+    }
+
+    /** As {@link #tooFewNodes}, for the check at connect, which changes nothing on the nodes. */
+    static BackendUnavailableException tooFewNodesAtConnect(List<Answer> answers, int quorum) {
+        return tooFew(answers, "on connect (quorum " + quorum + ")");
+    }
+
+    private static BackendUnavailableException tooFew(List<Answer> answers, String what) {
         String endpoints = endpoints(answers);
         String missing = answers.stream().filter(a -> !a.answered())
                 .map(a -> a.node() + " (" + a.failure().getMessage() + ")")
                 .collect(Collectors.joining("; "));
         long answered = answers.stream().filter(Answer::answered).count();
         BackendUnavailableException e = new BackendUnavailableException(endpoints, "redlock " + endpoints + ": only "
-                + answered + " of " + answers.size() + " Redis nodes answered " + operation + " (quorum " + quorum + "), so its"
-                + " outcome is unknown; not answering: " + missing, null);
+                + answered + " of " + answers.size() + " Redis nodes answered " + what + "; not answering: " + missing, null);
         answers.stream().filter(a -> !a.answered()).forEach(a -> e.addSuppressed(a.failure()));
         return e;
     }

@@ -118,9 +118,13 @@ public final class RedlockDriver implements LockDriver {
     }
 
     private void check(long deadlineNanos) {
+        // A node's first send connects (TCP, TLS handshake, AUTH): made one node after another on this
+        // thread, a node that accepts and never finishes its TLS handshake took its whole bound before
+        // the next node was tried (three such nodes: three connect timeouts, rule 5.9 over TLS). Each
+        // connects on a short-lived thread of its own instead, and every reply is awaited within the deadline.
         List<PendingReply> pending = new ArrayList<>();
         for (RedlockNode node : nodes) {
-            pending.add(node.redis.send("connect", true, List.of()));
+            pending.add(node.redis.sendConnecting("connect", true));
         }
         List<FanOut.Answer> answers = new ArrayList<>();
         List<PendingReply.ServerInfo> infos = new ArrayList<>();
@@ -140,7 +144,7 @@ public final class RedlockDriver implements LockDriver {
         }
         long answered = answers.stream().filter(FanOut.Answer::answered).count();
         if (answered < quorum) {
-            throw FanOut.tooFewNodes(answers, quorum, "on connect");
+            throw FanOut.tooFewNodesAtConnect(answers, quorum);
         }
         for (int i = 0; i < infos.size(); i++) {
             PendingReply.ServerInfo a = infos.get(i);
