@@ -8,6 +8,7 @@ import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;
 import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.Security;
+import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.EtcdCluster;
 import io.distlock.tck.fixtures.TestCertificates;
 import io.etcd.jetcd.ByteSequence;
@@ -36,10 +37,11 @@ import java.util.function.Supplier;
  * certificate), auth on, and the TCK's clients log in as {@code locker}, whose role may read and
  * write {@value #PREFIX}{@code /} and nothing else — the least a client of this backend needs (see the
  * README). An {@code outsider} has a role on {@code /other/} only.
- * It runs the safety and security groups only ({@link RuleSelection}), and every security rule must pass; the plain {@link EtcdTckTest} runs every rule
- * on a 3-member cluster.
+ * It runs the safety and security groups only ({@link RuleSelection}), with rules 5.5, 5.8 and 5.9 (a closed port, and
+ * members that accept and never answer, so that the TLS handshake waits), and every security rule must pass; the plain
+ * {@link EtcdTckTest} runs every rule on a 3-member cluster.
  */
-@RuleSelection(value = "1,6", mustPass = "6")
+@RuleSelection(value = "1,5.5,5.8,5.9,6", mustPass = "5.5,5.8,5.9,6")
 class EtcdTlsTckTest extends LockVerification {
 
     static final String PREFIX = "/tck-tls";
@@ -72,6 +74,20 @@ class EtcdTlsTckTest extends LockVerification {
 
     private static String uri(String user, String password, TestCertificates trusted) {
         return EtcdSecurityTest.uri(etcd, user + ":" + EtcdSecurityTest.encode(password), PREFIX, trusted.trustStore());
+    }
+
+    /** Rule 5.8: a silent member listed first, over TLS, logged in as {@code locker}. */
+    @Override
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        return Optional.of(uri(EtcdSecurityTest.LOCKER, EtcdSecurityTest.LOCKER_PASSWORD, certs)
+                .replaceFirst("@", "@" + silentEndpoint + ","));
+    }
+
+    /** Rules 5.5 and 5.9: two members on free loopback ports, over TLS, with the TCK's password. */
+    @Override
+    protected Optional<String> unreachableUri() {
+        return Optional.of(uri("alice", SECRET, certs).replace(etcd.endpoints(),
+                "127.0.0.1:" + FreePorts.find() + ",127.0.0.1:" + FreePorts.find()));
     }
 
     @Override

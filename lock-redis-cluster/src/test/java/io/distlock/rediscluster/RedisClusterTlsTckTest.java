@@ -23,9 +23,10 @@ import org.junit.jupiter.api.BeforeAll;
  * The TCK over {@code redis-cluster://...?tls=true}: a cluster of its own, 3 primaries, speaking TLS
  * only (the cluster bus and replication too), the {@code default} user with the admin's password and
  * an ACL user with the least rights the backend needs ({@link #LOCKER_RULES}, the line its README
- * gives). It runs the safety and security groups only, and every security rule must pass.
+ * gives). It runs the safety and security groups only, with rules 5.5, 5.8 and 5.9 (a closed port, and seeds that
+ * accept and never answer, so that the TLS handshake waits), and every security rule must pass.
  */
-@RuleSelection(value = "1,6", mustPass = "6")
+@RuleSelection(value = "1,5.5,5.8,5.9,6", mustPass = "5.5,5.8,5.9,6")
 class RedisClusterTlsTckTest extends LockVerification {
 
     /**
@@ -79,6 +80,19 @@ class RedisClusterTlsTckTest extends LockVerification {
     @Override
     protected Optional<SeparateProcess> separateProcess() {
         return Optional.of(SeparateProcess.of(uriAs(Principals.LOCKER, SECRET, TestCertificates.shared())));
+    }
+
+    /** Rule 5.8: a silent seed listed first, over TLS, with the locker's password. */
+    @Override
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        return Optional.of(uriAs(Principals.LOCKER, SECRET, TestCertificates.shared()).replaceFirst("@", "@" + silentEndpoint + ","));
+    }
+
+    /** Rules 5.5 and 5.9: three seeds on free loopback ports, with TLS, the trust store and the TCK's password. */
+    @Override
+    protected Optional<String> unreachableUri() {
+        return Optional.of(RedisFamilyHooks.unreachableUri("redis-cluster", 3, LockVerification.SECRET,
+                "?tls=true&" + RedisFamilyHooks.trustStoreQuery(TestCertificates.shared())));
     }
 
     /** Rule 1.10: the lock key's PTTL on the primary of its slot. */

@@ -22,14 +22,15 @@ import org.junit.jupiter.api.BeforeAll;
 /**
  * The TCK over {@code rediss://}: a TLS-only redis-server, reached as an ACL user with the least
  * rights the backend needs ({@link RedisTlsTest#LOCKER_RULES}) and the test CA as trust store.
- * It runs the safety and security groups only ({@link RuleSelection}), and every security rule must pass;
+ * It runs the safety and security groups only ({@link RuleSelection}), with rules 5.5 and 5.9 (a closed port, and
+ * one that accepts and never answers, so that the TLS handshake waits), and every security rule must pass;
  * the plain {@link RedisSingleTckTest} runs every rule.
  *
  * <p>Security (group 6): a second ACL user, {@code intruder}, has the same commands but only the
  * keys and channels {@code other:*}; a client trusting an independent CA stands for a client that
  * meets a server it must not trust.
  */
-@RuleSelection(value = "1,6", mustPass = "6")
+@RuleSelection(value = "1,5.5,5.9,6", mustPass = "5.5,5.9,6")
 class RedisTlsTckTest extends LockVerification {
 
     /** The {@code default} user's password is the admin secret: the fixture's own connections use it, never distlock. */
@@ -66,6 +67,12 @@ class RedisTlsTckTest extends LockVerification {
     @Override
     protected Optional<SeparateProcess> separateProcess() {
         return Optional.of(SeparateProcess.of(trusting(redis.uri(Principals.LOCKER), TestCertificates.shared())));
+    }
+
+    /** Rules 5.5 and 5.9: {@code rediss://} with a password and the trust store, on a free loopback port. */
+    @Override
+    protected Optional<String> unreachableUri() {
+        return Optional.of(trusting(RedisFamilyHooks.unreachableUri("rediss", 1, SECRET, ""), TestCertificates.shared()));
     }
 
     /** Rule 1.10: the lock key's PTTL. */

@@ -27,9 +27,10 @@ import org.junit.jupiter.api.BeforeAll;
  * reached as an ACL user with the least rights the backend needs ({@link #LOCKER_RULES}, the line
  * the README gives) and the test CA as trust store. The user's credentials come from
  * {@link LockOptions} here (the URI carries none), the way the README recommends for production.
- * It runs the safety and security groups only ({@link RuleSelection}), and every security rule must pass.
+ * It runs the safety and security groups only ({@link RuleSelection}), with rules 5.5 and 5.9 (a closed port, and
+ * one that accepts and never answers, so that the TLS handshake waits), and every security rule must pass.
  */
-@RuleSelection(value = "1,6", mustPass = "6")
+@RuleSelection(value = "1,5.5,5.9,6", mustPass = "5.5,5.9,6")
 class TairTlsTckTest extends LockVerification {
 
     /**
@@ -87,6 +88,13 @@ class TairTlsTckTest extends LockVerification {
     protected Optional<SeparateProcess> separateProcess() {
         return Optional.of(SeparateProcess.of(URI.create(tlsUri(TestCertificates.shared())),
                 credentials(Principals.LOCKER, PRINCIPALS.lockerSecret())));
+    }
+
+    /** Rules 5.5 and 5.9: a free loopback port, with TLS, the trust store and the TCK's password (in the URI, as the rules ask). */
+    @Override
+    protected Optional<String> unreachableUri() {
+        return Optional.of(RedisFamilyHooks.unreachableUri("tair", 1, SECRET, "?tls=true&"
+                + RedisFamilyHooks.trustStoreQuery(TestCertificates.shared())));
     }
 
     /** Rule 1.10: the lock key's PTTL. */

@@ -8,6 +8,7 @@ import io.distlock.tck.LockVerification;
 import io.distlock.tck.RuleSelection;
 import io.distlock.tck.SeparateProcess;
 import io.distlock.tck.Security;
+import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.TestCertificates;
 import io.distlock.tck.fixtures.TestCertificates.KeyStoreFile;
 import io.distlock.tck.fixtures.ZooKeeperProcess;
@@ -33,14 +34,15 @@ import java.util.function.Supplier;
  * child JVM, secure client port only, client certificates required), the clients trusting the test
  * CA, presenting its client certificate and authenticating as the digest user {@code locker}, whose
  * nodes give ALL to {@code locker} and READ to the world.
- * It runs the safety and security groups only ({@link RuleSelection}), and every security rule must pass; the plain {@link ZooKeeperTckTest} runs every
- * rule against an ensemble.
+ * It runs the safety and security groups only ({@link RuleSelection}), with rules 5.5, 5.8 and 5.9 (closed ports,
+ * and servers that accept and never answer, so that the TLS handshake waits), and every security rule must pass;
+ * the plain {@link ZooKeeperTckTest} runs every rule against an ensemble.
  *
  * <p>Security (group 6): a wrong password for {@code locker}; {@code mallory}, another digest user,
  * as the unprivileged principal (it may look, not queue, delete or rewrite); tampering with
  * ZooKeeper's own client as {@code mallory}; a client trusting an independent CA.
  */
-@RuleSelection(value = "1,6", mustPass = "6")
+@RuleSelection(value = "1,5.5,5.8,5.9,6", mustPass = "5.5,5.8,5.9,6")
 class ZooKeeperTlsTckTest extends LockVerification {
 
     static final String CHROOT = "/tck-tls";
@@ -102,6 +104,19 @@ class ZooKeeperTlsTckTest extends LockVerification {
     @Override
     protected Optional<SeparateProcess> separateProcess() {
         return Optional.of(SeparateProcess.of(URI.create(uri("locker:" + SECRET, CERTS.trustStore())), options()));
+    }
+
+    /** Rule 5.8: a silent server listed first, over TLS, authenticated as locker. */
+    @Override
+    protected Optional<String> uriWithEndpointFirst(String silentEndpoint) {
+        return Optional.of(uri("locker:" + SECRET, CERTS.trustStore()).replaceFirst("@", "@" + silentEndpoint + ","));
+    }
+
+    /** Rules 5.5 and 5.9: two servers on free loopback ports, over TLS, with locker's digest password the TCK's. */
+    @Override
+    protected Optional<String> unreachableUri() {
+        return Optional.of(ZooKeeperTlsTest.uri("127.0.0.1:" + FreePorts.find() + ",127.0.0.1:" + FreePorts.find(),
+                "locker:" + SECRET, CHROOT, CERTS.trustStore(), CERTS.client().keyStore()));
     }
 
     /** The world may read: a plain TLS client without credentials lists the lock's line (after a sync). */

@@ -579,9 +579,11 @@ public final class ZkLockDriver implements LockDriver {
                 line.node = null;
             }
         } else {
-            // Granted, and given back: the engine abandons the request of a grant it could not use
-            // (no validity left, a session it cannot vouch for). The request left the line at the
-            // grant; the grant names the node. Left there, it would hold the lock for the session's life.
+            // Granted, and given back: the SPI's abandon removes whatever an acquire that produced no
+            // lease left, a granted node included. The request left the line at the grant; the grant
+            // names the node. The engine releases a grant it cannot use before it abandons the request
+            // (Leases.admit), so this finds the node gone or the grant forgotten; without it, an abandon
+            // coming alone would leave the node holding the lock for the session's life.
             Grant granted = grants.get(request.ownerToken());
             if (granted != null) {
                 removeNode((String) granted.handle(), what);
