@@ -9,18 +9,21 @@ import io.distlock.spi.Watch;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
  * The Sentinels of a {@code redis-wait://...?master=<name>} URI: asked for the primary's address
- * ({@code SENTINEL get-master-addr-by-name}), and a source of {@code +switch-master} events. Each
+ * ({@code SENTINEL get-master-addr-by-name}), and a source of {@code +switch-master} events. One
+ * kept connection at most per Sentinel, so that re-resolution after a failover pays no connect —
+ * once that Sentinel has answered: until then (and again after its kept connection failed) a
  * question goes on a connection of its own, bounded as a whole (TCP connect, TLS handshake, reply)
- * by the asker's turn: a kept connection would give its connect and its TLS handshake a whole
- * connect timeout each, so that a frozen Sentinel over TLS took the time of the live ones (rule 5.8
- * over TLS). Questions are rare (at connect, and after a failure of the primary): the cost is one
- * connect each. The subscription keeps its connection. A Sentinel is reached without credentials
- * and without a database, over TLS with the data nodes' stores when the URI says {@code tls=true}.
+ * by the asker's turn. The kept connection gives its connect and its TLS handshake a whole connect
+ * timeout each, so that a frozen Sentinel over TLS took the time of the live ones (rule 5.8 over
+ * TLS). A Sentinel is reached without credentials and without a database, over TLS with the data
+ * nodes' stores when the URI says {@code tls=true}.
  */
 final class Sentinels implements AutoCloseable {
 
@@ -48,6 +51,8 @@ final class Sentinels implements AutoCloseable {
     private final List<RedisNode> nodes = new ArrayList<>();
     private final CommandCall ask;
     private final long operationTimeoutNanos;
+    /** The Sentinels whose last answer came: asked on their kept connection. */
+    private final Set<Integer> answering = ConcurrentHashMap.newKeySet();
 
     Sentinels(List<RedisEndpoint> endpoints, String master, LockOptions options) {
         this.master = master;
@@ -89,10 +94,21 @@ final class Sentinels implements AutoCloseable {
      */
     Address ask(int i, long deadlineNanos) {
         long until = Math.min(deadlineNanos, System.nanoTime() + operationTimeoutNanos);
-        Duration turn = Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), until - System.nanoTime()));
+        String operation = "ask for the primary of '" + master + "'";
         Object reply;
-        try (RedisNode probe = RedisNode.open(nodes.get(i).endpoint(), turn, turn, 1)) {
-            reply = probe.send("ask for the primary of '" + master + "'", false, List.of(ask)).await(until).value(0);
+        if (answering.contains(i)) {
+            try {
+                reply = nodes.get(i).send(operation, false, List.of(ask)).await(until).value(0);
+            } catch (RuntimeException e) {
+                answering.remove(i);
+                throw e;
+            }
+        } else {
+            Duration turn = Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), until - System.nanoTime()));
+            try (RedisNode probe = RedisNode.open(nodes.get(i).endpoint(), turn, turn, 1)) {
+                reply = probe.send(operation, false, List.of(ask)).await(until).value(0);
+            }
+            answering.add(i);
         }
         if (!(reply instanceof List<?> address) || address.size() != 2) {
             return null; // a null reply: no master of that name
