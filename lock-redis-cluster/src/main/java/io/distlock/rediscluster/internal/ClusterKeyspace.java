@@ -154,10 +154,10 @@ public final class ClusterKeyspace implements RedisKeyspace {
                 // seed is asked on a connection of its own whose connect, TLS handshake and AUTH are
                 // all bounded by the seed's turn (the client's nodes give each of them a whole timeout).
                 long until = ServerList.turnDeadline(deadline, k, seeds.size());
-                Duration turn = Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), until - System.nanoTime()));
                 String info;
-                try (RedisNode probe = RedisNode.open(keyspace.endpointOf(address), turn, turn, 1)) {
-                    info = text(probe.send("check that it is a cluster node", false, List.of(INFO_CLUSTER)).await(until).value(0));
+                try {
+                    info = text(RedisNode.askWithin(keyspace.endpointOf(address), "check that it is a cluster node",
+                            List.of(INFO_CLUSTER), until).value(0));
                 } catch (BackendUnavailableException e) {
                     failures.add(e.getMessage());
                     continue;

@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
@@ -267,6 +268,28 @@ public final class RedisNode implements RedisKeyspace {
      */
     public PendingReply send(String operation, boolean serverInfo, PendingReply.Batch batch) {
         return PendingReply.send(this, operation, serverInfo, batch);
+    }
+
+    /**
+     * Sends {@code calls} to {@code endpoint} on a connection of their own, opened and closed here,
+     * whose connect, TLS handshake, {@code AUTH} and replies are all bounded by {@code deadlineNanos}:
+     * for asking one of several servers in turn (Sentinels, cluster seeds), where a frozen one must
+     * leave the others their time. A kept node gives its connect and its handshake a whole timeout each.
+     *
+     * @param endpoint      the server
+     * @param operation     what is being done, for messages (no secrets)
+     * @param calls         the calls, pipelined in order
+     * @param deadlineNanos when the answer must have come, connecting included
+     * @return the replies
+     * @throws BackendUnavailableException if it cannot be reached or does not answer in time
+     * @throws LockException               if it refuses (credentials, ACL)
+     */
+    public static PendingReply.Replies askWithin(RedisEndpoint endpoint, String operation, List<? extends PendingReply.Call> calls,
+                                                 long deadlineNanos) {
+        Duration turn = Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), deadlineNanos - System.nanoTime()));
+        try (RedisNode probe = open(endpoint, turn, turn, 1)) {
+            return probe.send(operation, false, calls).await(deadlineNanos);
+        }
     }
 
     /**

@@ -6,12 +6,10 @@ import io.distlock.redis.support.RedisEndpoint;
 import io.distlock.redis.support.RedisNode;
 import io.distlock.spi.Watch;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -104,10 +102,7 @@ final class Sentinels implements AutoCloseable {
                 throw e;
             }
         } else {
-            Duration turn = Duration.ofNanos(Math.max(TimeUnit.MILLISECONDS.toNanos(1), until - System.nanoTime()));
-            try (RedisNode probe = RedisNode.open(nodes.get(i).endpoint(), turn, turn, 1)) {
-                reply = probe.send(operation, false, List.of(ask)).await(until).value(0);
-            }
+            reply = RedisNode.askWithin(nodes.get(i).endpoint(), operation, List.of(ask), until).value(0);
             answering.add(i);
         }
         if (!(reply instanceof List<?> address) || address.size() != 2) {
