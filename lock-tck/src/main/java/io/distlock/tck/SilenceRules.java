@@ -135,8 +135,11 @@ interface SilenceRules extends RuleGroup {
             // A client may notice the silence only after it ended (its connection given up to a heartbeat
             // timeout that fell due just then) and be reconnecting still: an extension may meet that and be
             // unavailable, and is made again until the reconnect bound. It must never report the lease lost.
+            // The last attempt may start at the bound and take two operation timeouts: its own call, after
+            // one the client's check of its holds on the reconnect was making on the same lease.
             List<String> unavailable = new CopyOnWriteArrayList<>();
-            boolean extended = rig.env.awaitPossibly(backBound.plus(partition.operationTimeout()).plus(rig.env.tolerance()), () -> {
+            Duration lastAttempt = partition.operationTimeout().multipliedBy(2).plus(rig.env.tolerance());
+            boolean extended = rig.env.awaitPossibly(backBound.plus(lastAttempt), () -> {
                         if (System.nanoTime() - healed - backBound.toNanos() > 0) {
                             return false; // no attempt starts past the bound
                         }
