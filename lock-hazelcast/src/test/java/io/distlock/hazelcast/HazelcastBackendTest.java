@@ -10,6 +10,7 @@ import io.distlock.tck.PartitionedClient;
 import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.FullAcceptQueue;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -122,7 +123,7 @@ class HazelcastBackendTest {
                     + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - renewing) + " ms")));
             try {
                 Awaitility.await().during(leaseTime.multipliedBy(4)).atMost(leaseTime.multipliedBy(6)).until(lost::isEmpty);
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
+            } catch (ConditionTimeoutException e) {
                 throw new AssertionError(lost.size() + " of " + leases + " auto-renewed leases were lost: "
                         + lost.subList(0, Math.min(5, lost.size())), e);
             }

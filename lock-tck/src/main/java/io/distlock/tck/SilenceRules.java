@@ -140,19 +140,19 @@ interface SilenceRules extends RuleGroup {
             List<String> unavailable = new CopyOnWriteArrayList<>();
             Duration lastAttempt = partition.operationTimeout().multipliedBy(2).plus(rig.env.tolerance());
             boolean extended = rig.env.awaitPossibly(backBound.plus(lastAttempt), () -> {
-                        if (System.nanoTime() - healed - backBound.toNanos() > 0) {
-                            return false; // no attempt starts past the bound
-                        }
-                        try {
-                            assertTrue(lease.extend(leaseTime), rig.msg("A's extend after the silence healed returned false:"
-                                    + " a lease that lived on was reported lost"));
-                            return true;
-                        } catch (BackendUnavailableException e) {
-                            unavailable.add(TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal: "
-                                    + e.getMessage());
-                            return false;
-                        }
-                    });
+                if (System.nanoTime() - healed - backBound.toNanos() > 0) {
+                    return false; // no attempt starts past the bound
+                }
+                try {
+                    assertTrue(lease.extend(leaseTime), rig.msg("A's extend after the silence healed returned false:"
+                            + " a lease that lived on was reported lost"));
+                    return true;
+                } catch (BackendUnavailableException e) {
+                    unavailable.add(TestEnvironment.millis(TestEnvironment.since(healed)) + " after the heal: "
+                            + e.getMessage());
+                    return false;
+                }
+            });
             assertTrue(extended, rig.msg("A could not extend its lease within " + TestEnvironment.millis(backBound)
                     + " of the heal; each attempt was unavailable: " + unavailable));
             assertFalse(lost.isDone(), rig.msg("A's lost() completed after the silence healed"));
