@@ -7,7 +7,9 @@ import io.distlock.LockClient;
 import io.distlock.LockOptions;
 import io.distlock.Locks;
 import io.distlock.tck.PartitionedClient;
+import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
+import io.distlock.tck.fixtures.HazelcastCluster;
 import io.distlock.tck.fixtures.FullAcceptQueue;
 import org.awaitility.Awaitility;
 import org.awaitility.core.ConditionTimeoutException;
@@ -22,9 +24,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -39,6 +46,8 @@ class HazelcastBackendTest {
     private static final String SECRET = "s3cr3t-never-shown";
     private static final LockOptions QUICK = LockOptions.builder().connectTimeout(Duration.ofSeconds(2))
             .operationTimeout(Duration.ofSeconds(2)).build();
+    /** Added each way between the client and every member in the renewal-tick tests: a 20 ms round trip. */
+    private static final Duration TICK_LATENCY = Duration.ofMillis(10);
 
     @BeforeAll
     static void startMembers() {
@@ -83,41 +92,53 @@ class HazelcastBackendTest {
     /**
      * A renewal tick checks every auto-renewed CP lease of the client, a read of the CP group each:
      * sent together, not one after another (one round trip each, a tick of 10,000 leases took longer
-     * than their lease time, and they were lost). Here 1,000 leases of 1.5 s stay held through four
-     * lease times. Measured on this machine: a read alone takes 1 to 8 ms (a linearizable query waits
-     * for the leader's next round with its followers), so 1,000 one after another outlast the second
-     * left at the renewal point; sent together, 2,000 took 450 to 650 ms on idle cores — too close to
-     * that second when other test JVMs load the three members' two cores (leases were lost in CI).
+     * than their lease time, and they were lost). The client reaches the members through proxies that
+     * add {@link #TICK_LATENCY} each way, so that a round trip per lease would cost a tick far more
+     * than its leases have left ({@code 1,000 × 20 ms} against the 2 s left at the renewal point of a
+     * 3 s lease: hundreds of leases were lost when the reads were sent one at a time), while sent together
+     * the tick costs the members' work and a few round trips (under 0.9 s here, with the TCK's JVM
+     * loading the members' two cores). Without the added latency the two were too close to tell
+     * apart on this machine: 2,000 leases of 1.5 s were lost in CI.
      */
     @Test
     void aClientsManyAutoRenewedCpLeasesAreAllRenewedInTime() throws Exception {
-        allRenewedInTime(HazelcastMembers.cp().uri("hazelcast", ""), 1000, Duration.ofMillis(1500));
+        allRenewedInTime("hazelcast", HazelcastMembers.cp(), 1000, Duration.ofSeconds(3));
     }
 
     /**
      * The same for the map lock, whose extension is three messages to the key's partition: a tick's
-     * extensions are sent together too. One after another (about half a millisecond each here), a
-     * tick of 2,000 leases took longer than the two thirds of their 1 s lease left when it started.
+     * extensions are sent together too. Without the added latency, one after another cost about half
+     * a millisecond each, and a tick of 2,000 sent together up to 560 ms while the TCK's JVM loaded
+     * the members: leases of 1 s were lost in CI.
      */
     @Test
     void aClientsManyAutoRenewedMapLeasesAreAllRenewedInTime() throws Exception {
-        allRenewedInTime(HazelcastMembers.community().uri("hazelcast-map", ""), 2000, Duration.ofSeconds(1));
+        allRenewedInTime("hazelcast-map", HazelcastMembers.community(), 1000, Duration.ofSeconds(3));
     }
 
-    private static void allRenewedInTime(String uri, int leases, Duration leaseTime) throws Exception {
-        try (LockClient client = Locks.connect(URI.create(uri), HazelcastMembers.options())) {
-            java.util.concurrent.ExecutorService acquirers = java.util.concurrent.Executors.newFixedThreadPool(8);
-            List<java.util.concurrent.Future<Lease>> taken = new java.util.ArrayList<>();
+    private static void allRenewedInTime(String scheme, HazelcastCluster cluster, int leases, Duration leaseTime) throws Exception {
+        List<String> members = cluster.endpoints();
+        try (PartitionedClient slow = FaultProxy.partitionedClient(members, proxies -> {
+            proxies.forEach(proxy -> proxy.latency(TICK_LATENCY));
+            String natMap = IntStream.range(0, members.size())
+                    .mapToObj(i -> members.get(i) + "=" + proxies.get(i).endpoint()).collect(Collectors.joining(","));
+            return Locks.connect(URI.create(scheme + "://" + proxies.stream().map(FaultProxy::endpoint).collect(Collectors.joining(","))
+                    + "/" + cluster.clusterName() + "?natMap=" + natMap), HazelcastMembers.options());
+        })) {
+            LockClient client = slow.client();
+            // Callers side by side: each acquire and release is a round trip through the proxies. Not
+            // many more: 64 of them flooded the loaded members, and ticks of 50 leases took over a second.
+            ExecutorService acquirers = Executors.newFixedThreadPool(16);
+            List<Future<Lease>> taken = new ArrayList<>();
             for (int i = 0; i < leases; i++) {
                 String name = "renewed-" + i;
                 taken.add(acquirers.submit(() -> client.lock(name).tryAcquire(leaseTime, Duration.ofSeconds(30)).orElseThrow().autoRenew()));
             }
-            List<Lease> held = new java.util.ArrayList<>();
-            for (java.util.concurrent.Future<Lease> lease : taken) {
-                held.add(lease.get(2, java.util.concurrent.TimeUnit.MINUTES));
+            List<Lease> held = new ArrayList<>();
+            for (Future<Lease> lease : taken) {
+                held.add(lease.get(2, TimeUnit.MINUTES));
             }
-            acquirers.shutdown();
-            List<String> lost = new java.util.concurrent.CopyOnWriteArrayList<>();
+            List<String> lost = new CopyOnWriteArrayList<>();
             long renewing = System.nanoTime();
             held.forEach(lease -> lease.lost().thenAccept(reason -> lost.add(lease.lockName() + ": " + reason + " after "
                     + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - renewing) + " ms")));
@@ -128,7 +149,12 @@ class HazelcastBackendTest {
                         + lost.subList(0, Math.min(5, lost.size())), e);
             }
             assertThat(held).allMatch(Lease::isValid);
-            held.forEach(Lease::release);
+            List<Future<?>> released = new ArrayList<>();
+            held.forEach(lease -> released.add(acquirers.submit(lease::release)));
+            for (Future<?> release : released) {
+                release.get(2, TimeUnit.MINUTES);
+            }
+            acquirers.shutdown();
         }
     }
 

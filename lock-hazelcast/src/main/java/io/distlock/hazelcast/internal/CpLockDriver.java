@@ -22,6 +22,7 @@ import io.distlock.spi.Renewal;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -209,27 +210,27 @@ public final class CpLockDriver implements LockDriver {
     }
 
     /**
-     * The reads of {@link #extend} for a whole renewal tick, {@value #READS_IN_FLIGHT} in flight at
-     * a time: one after another, a tick of 10,000 leases took longer than their lease time (a round
-     * trip each), and they were lost.
+     * The reads of {@link #extend} for a whole renewal tick, {@value #READS_IN_FLIGHT} unanswered at
+     * a time ({@link HazelcastConnection#pipelined}): one after another, a tick of 10,000 leases took
+     * longer than their lease time (a round trip each), and they were lost.
      */
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
-        List<ExtendOutcome> results = new ArrayList<>(renewals.size());
-        for (int from = 0; from < renewals.size(); from += READS_IN_FLIGHT) {
-            List<Renewal> chunk = renewals.subList(from, Math.min(renewals.size(), from + READS_IN_FLIGHT));
-            long deadline = connection.deadline();
-            List<CompletableFuture<ClientMessage>> answers = new ArrayList<>(chunk.size());
-            chunk.forEach(renewal -> answers.add(connection.send(ownership(renewal.grant()), renewal.grant().name(), -1)));
-            for (int i = 0; i < chunk.size(); i++) {
-                try {
-                    results.add(owned(chunk.get(i).grant(), connection.await(answers.get(i), deadline)));
-                } catch (BackendUnavailableException e) {
-                    results.add(ExtendOutcome.unknown(e));
-                }
-            }
+        record Read(CompletableFuture<ClientMessage> answer, long deadline) {
         }
-        return results;
+        ExtendOutcome[] results = new ExtendOutcome[renewals.size()];
+        HazelcastConnection.pipelined(renewals.size(), READS_IN_FLIGHT, i -> {
+            Grant grant = renewals.get(i).grant();
+            long deadline = connection.deadline();
+            return new Read(connection.send(ownership(grant), grant.name(), -1), deadline);
+        }, (read, i) -> {
+            try {
+                results[i] = owned(renewals.get(i).grant(), connection.await(read.answer(), read.deadline()));
+            } catch (BackendUnavailableException e) {
+                results[i] = ExtendOutcome.unknown(e);
+            }
+        });
+        return Arrays.asList(results);
     }
 
     private ClientMessage ownership(Grant grant) {

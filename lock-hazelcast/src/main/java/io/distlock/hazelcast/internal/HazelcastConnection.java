@@ -24,7 +24,9 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -33,6 +35,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.IntFunction;
+import java.util.function.ObjIntConsumer;
 
 /**
  * One Hazelcast client of one distlock client, and the way both drivers talk through it: Hazelcast's
@@ -307,6 +311,57 @@ final class HazelcastConnection implements AutoCloseable {
      */
     ClientMessage call(ClientMessage request, Object objectName, int partitionId) {
         return await(send(request, objectName, partitionId), deadline());
+    }
+
+    /**
+     * Sends {@code count} requests with at most {@code window} of them unanswered, and hands each one's
+     * answers on in the order they were sent, as soon as they are in: the next request goes out when
+     * the oldest is done, not when a whole batch is. Many small requests (a renewal tick's) cost the
+     * members' work on them and a round trip, not a round trip each — nor one per batch: waiting for
+     * a batch's slowest answer before sending the next idled the members, and under load a tick of
+     * 2,000 map extensions in batches of 300 took 560 ms of the 667 ms its leases had left.
+     *
+     * @param count   how many requests
+     * @param window  how many may be unanswered at once
+     * @param send    sends request {@code i}, returning what {@code receive} needs, or null for none sent
+     * @param receive takes what request {@code i} was sent as
+     * @param <S>     what a sent request is
+     * @throws RuntimeException the first that {@code send} or {@code receive} threw: nothing more was
+     *                          sent after it, and every request already sent was still received
+     */
+    static <S> void pipelined(int count, int window, IntFunction<S> send, ObjIntConsumer<S> receive) {
+        record Sent<S>(int index, S sent) {
+        }
+        Deque<Sent<S>> unanswered = new ArrayDeque<>(Math.min(count, window));
+        RuntimeException failure = null;
+        for (int i = 0; i < count && failure == null; i++) {
+            try {
+                if (unanswered.size() == window) {
+                    Sent<S> oldest = unanswered.removeFirst();
+                    receive.accept(oldest.sent(), oldest.index());
+                }
+                S sent = send.apply(i);
+                if (sent != null) {
+                    unanswered.addLast(new Sent<>(i, sent));
+                }
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+        }
+        for (Sent<S> left : unanswered) {
+            try {
+                receive.accept(left.sent(), left.index());
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
     }
 
     /** @return the deadline of an operation started now */

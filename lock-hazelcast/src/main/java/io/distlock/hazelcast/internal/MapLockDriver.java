@@ -145,7 +145,7 @@ public final class MapLockDriver implements LockDriver {
 
     /** An extension's three messages to the hold's partition, sent ({@link #send}); their answers to come. */
     private record Rehold(Hold hold, CompletableFuture<ClientMessage> unlock, CompletableFuture<ClientMessage> stillLocked,
-                          CompletableFuture<ClientMessage> relock) {
+                          CompletableFuture<ClientMessage> relock, long deadline) {
     }
 
     private final HazelcastConnection connection;
@@ -347,54 +347,46 @@ public final class MapLockDriver implements LockDriver {
     }
 
     /**
-     * A renewal tick's extensions sent together, {@link #RENEWALS_IN_FLIGHT} leases at a time, before
-     * their answers are awaited: a tick of many leases costs a few round trips, not one per lease
-     * (one after another, 10,000 leases took about 5 s here, close to a 6 s lease). A lease another
-     * call is working on (a release, an extension of the application's) is extended on its own after
-     * the others, once that call is done.
+     * A renewal tick's extensions sent together, {@link #RENEWALS_IN_FLIGHT} leases unanswered at a
+     * time ({@link HazelcastConnection#pipelined}): a tick of many leases costs the members' work on
+     * them, not a round trip per lease (one after another, 10,000 leases took about 5 s here, close to
+     * a 6 s lease). A lease another call is working on (a release, an extension of the application's)
+     * is extended on its own after the others, once that call is done.
      */
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         ExtendOutcome[] outcomes = new ExtendOutcome[renewals.size()];
         List<Integer> busy = new ArrayList<>();
         RuntimeException failure = null;
-        for (int from = 0; from < renewals.size() && failure == null; from += RENEWALS_IN_FLIGHT) {
-            int to = Math.min(renewals.size(), from + RENEWALS_IN_FLIGHT);
-            long deadline = connection.deadline();
-            Rehold[] sent = new Rehold[to - from];
-            for (int i = from; i < to && failure == null; i++) {
+        try {
+            HazelcastConnection.pipelined(renewals.size(), RENEWALS_IN_FLIGHT, i -> {
                 Hold hold = (Hold) renewals.get(i).grant().handle();
                 if (!hold.tryEnter()) {
                     busy.add(i);
-                    continue;
+                    return null;
                 }
                 try {
-                    sent[i - from] = send(hold, System.nanoTime() + renewals.get(i).leaseTime().toNanos());
+                    return send(hold, System.nanoTime() + renewals.get(i).leaseTime().toNanos());
                 } catch (RuntimeException e) {
                     hold.exit();
-                    failure = e;
+                    throw e;
                 }
-            }
-            for (int i = from; i < to; i++) {
-                Rehold rehold = sent[i - from];
-                if (rehold == null) {
-                    continue;
-                }
+            }, (rehold, i) -> {
                 Grant grant = renewals.get(i).grant();
                 try {
-                    boolean mine = answered(rehold, deadline);
+                    boolean mine = answered(rehold);
                     if (!mine) {
                         held.remove(grant.ownerToken(), grant);
                     }
                     outcomes[i] = ExtendOutcome.of(mine);
                 } catch (BackendUnavailableException e) {
                     outcomes[i] = ExtendOutcome.unknown(e);
-                } catch (RuntimeException e) {
-                    failure = failure == null ? e : failure;
                 } finally {
                     rehold.hold().exit();
                 }
-            }
+            });
+        } catch (RuntimeException e) {
+            failure = e;
         }
         if (failure instanceof BackendUnavailableException unavailable) {
             for (int i = 0; i < outcomes.length; i++) {
@@ -428,12 +420,12 @@ public final class MapLockDriver implements LockDriver {
      * @return whether the lock was the grant's, and still is with the new lease
      */
     private boolean rehold(Hold hold, long asked) {
-        long deadline = connection.deadline();
-        return answered(send(hold, asked), deadline);
+        return answered(send(hold, asked));
     }
 
     /** Sends an extension's three messages ({@link #rehold}); the caller has entered the hold. */
     private Rehold send(Hold hold, long asked) {
+        long deadline = connection.deadline();
         long now = System.nanoTime();
         long expiresAt = hold.expiresAt.accumulateAndGet(asked, Math::max);
         long leaseMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(expiresAt - now));
@@ -443,15 +435,16 @@ public final class MapLockDriver implements LockDriver {
                     hold.partition);
             CompletableFuture<ClientMessage> relock = connection.send(tryLock(hold.key, hold.owner, leaseMillis), map,
                     hold.partition);
-            return new Rehold(hold, unlock, stillLocked, relock);
+            return new Rehold(hold, unlock, stillLocked, relock, deadline);
         } catch (RuntimeException e) {
             hold.owner.uncertain = true; // the unlock may have gone alone
             throw e;
         }
     }
 
-    /** @return what an extension {@link #send} sent found ({@link #rehold}), its answers awaited until {@code deadline} */
-    private boolean answered(Rehold sent, long deadline) {
+    /** @return what an extension {@link #send} sent found ({@link #rehold}), its answers awaited within the operation timeout of its sending */
+    private boolean answered(Rehold sent) {
+        long deadline = sent.deadline();
         Hold hold = sent.hold();
         boolean mine;
         boolean relocked;
