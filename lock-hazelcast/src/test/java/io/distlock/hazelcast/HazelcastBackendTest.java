@@ -31,7 +31,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -117,13 +116,9 @@ class HazelcastBackendTest {
     }
 
     private static void allRenewedInTime(String scheme, HazelcastCluster cluster, int leases, Duration leaseTime) throws Exception {
-        List<String> members = cluster.endpoints();
-        try (PartitionedClient slow = FaultProxy.partitionedClient(members, proxies -> {
+        try (PartitionedClient slow = FaultProxy.partitionedClient(cluster.endpoints(), proxies -> {
             proxies.forEach(proxy -> proxy.latency(TICK_LATENCY));
-            String natMap = IntStream.range(0, members.size())
-                    .mapToObj(i -> members.get(i) + "=" + proxies.get(i).endpoint()).collect(Collectors.joining(","));
-            return Locks.connect(URI.create(scheme + "://" + proxies.stream().map(FaultProxy::endpoint).collect(Collectors.joining(","))
-                    + "/" + cluster.clusterName() + "?natMap=" + natMap), HazelcastMembers.options());
+            return Locks.connect(HazelcastMembers.proxiedUri(scheme, cluster, proxies), HazelcastMembers.options());
         })) {
             LockClient client = slow.client();
             // Callers side by side: each acquire and release is a round trip through the proxies. Not

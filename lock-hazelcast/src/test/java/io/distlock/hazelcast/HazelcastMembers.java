@@ -194,8 +194,7 @@ final class HazelcastMembers {
 
     /**
      * The partition hook of {@code cluster}: a client whose links to every member go through fault
-     * proxies of its own — the URI lists the proxies and maps each member's address to its proxy
-     * ({@code natMap}), so that the connections it opens to members it learns of go through them too.
+     * proxies of its own ({@link #proxiedUri}).
      *
      * @param scheme         the scheme
      * @param cluster        the members
@@ -205,13 +204,26 @@ final class HazelcastMembers {
     static ClientPartition clientPartition(String scheme, HazelcastCluster cluster, Duration sessionTimeout) {
         Duration timeout = Duration.ofSeconds(2);
         LockOptions options = LockOptions.builder().connectTimeout(timeout).operationTimeout(timeout).build();
+        return ClientPartition.of(() -> FaultProxy.partitionedClient(cluster.endpoints(),
+                proxies -> Locks.connect(proxiedUri(scheme, cluster, proxies), options)), timeout, Duration.ofSeconds(3), sessionTimeout);
+    }
+
+    /**
+     * The URI of a client that reaches every member of {@code cluster} through a proxy of its own: it
+     * lists the proxies, and maps each member's address to its proxy ({@code natMap}) so that the
+     * connections it opens to members it learns of go through them too.
+     *
+     * @param scheme  the scheme
+     * @param cluster the members
+     * @param proxies one per member, in the order of {@link HazelcastCluster#endpoints()}
+     * @return the URI
+     */
+    static URI proxiedUri(String scheme, HazelcastCluster cluster, List<FaultProxy> proxies) {
         List<String> members = cluster.endpoints();
-        return ClientPartition.of(() -> FaultProxy.partitionedClient(members, proxies -> {
-            String natMap = IntStream.range(0, members.size()).mapToObj(i -> members.get(i) + "=" + proxies.get(i).endpoint())
-                    .collect(Collectors.joining(","));
-            return Locks.connect(URI.create(scheme + "://" + proxies.stream().map(FaultProxy::endpoint)
-                    .collect(Collectors.joining(",")) + "/" + cluster.clusterName() + "?natMap=" + natMap), options);
-        }), timeout, Duration.ofSeconds(3), sessionTimeout);
+        String natMap = IntStream.range(0, members.size()).mapToObj(i -> members.get(i) + "=" + proxies.get(i).endpoint())
+                .collect(Collectors.joining(","));
+        return URI.create(scheme + "://" + proxies.stream().map(FaultProxy::endpoint).collect(Collectors.joining(","))
+                + "/" + cluster.clusterName() + "?natMap=" + natMap);
     }
 
     private static FencedLockGetLockOwnershipCodec.ResponseParameters ownership(String lockName) {
