@@ -442,7 +442,10 @@ public final class MapLockDriver implements LockDriver {
         }
     }
 
-    /** @return what an extension {@link #send} sent found ({@link #rehold}), its answers awaited within the operation timeout of its sending */
+    /**
+     * @return what an extension {@link #send} sent found ({@link #rehold}), its answers awaited within
+     *         the operation timeout from its sending
+     */
     private boolean answered(Rehold sent) {
         long deadline = sent.deadline();
         Hold hold = sent.hold();
