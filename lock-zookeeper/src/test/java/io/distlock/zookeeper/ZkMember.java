@@ -140,6 +140,20 @@ final class ZkMember implements AutoCloseable {
         return running;
     }
 
+    /**
+     * The last {@code lines} lines the server logged (warnings and errors only: it logs at WARN),
+     * for a failure message: why an ensemble elects no leader or a member does not rejoin.
+     */
+    String logTail(int lines) {
+        Path log = dataDir.resolve("server.log");
+        try {
+            List<String> all = Files.exists(log) ? Files.readAllLines(log) : List.of();
+            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
+        } catch (IOException | UncheckedIOException e) {
+            return "(cannot read " + log + ": " + e + ")";
+        }
+    }
+
     /** @return the proxy in front of the client port, through which every client connects */
     FaultProxy proxy() {
         return proxy;

@@ -209,8 +209,15 @@ final class ZkServers implements Closeable {
                 }
             });
         } catch (ConditionTimeoutException e) {
-            throw new IllegalStateException("ZooKeeper at " + connectString() + " did not take a write within " + atMost, last[0]);
+            throw new IllegalStateException("ZooKeeper at " + connectString() + " did not take a write within " + atMost
+                    + membersLogs(), last[0]);
         }
+    }
+
+    /** The members' latest log lines, for a failure message (nothing for a single server, which logs in-process). */
+    private String membersLogs() {
+        return members.stream().map(member -> "\n--- " + member + ", last lines of its log:\n" + member.logTail(30))
+                .collect(Collectors.joining());
     }
 
     /** A plain ZooKeeper client, connected. */
@@ -274,7 +281,8 @@ final class ZkServers implements Closeable {
                     return stat.contains("Mode: leader") || stat.contains("Mode: follower") || stat.contains("Mode: standalone");
                 });
             } catch (ConditionTimeoutException e) {
-                throw new IllegalStateException("the server on port " + port + " is not serving after " + atMost, e);
+                throw new IllegalStateException("the server on port " + port + " is not serving after " + atMost
+                        + membersLogs(), e);
             }
         }
     }
