@@ -211,7 +211,8 @@ final class Peers implements AutoCloseable {
     /**
      * distlock's ZooKeeper backend and Curator's {@code InterProcessMutex}, twice: on one ZooKeeper
      * server in the bench's JVM, and on one in a JVM of its own (the issue's target: distlock at
-     * most 0.9× Curator on both). On each, where the backend declares them, distlock's semaphore
+     * most 0.9× Curator on both), and the floor ({@link ZooKeeperPeers#floor}: ZooKeeper's own
+     * client, the fewest requests a lock needs). On each, where the backend declares them, distlock's semaphore
      * and read lock beside Curator's {@code InterProcessSemaphoreV2} and
      * {@code InterProcessReadWriteLock} (the same target).
      *
@@ -229,6 +230,7 @@ final class Peers implements AutoCloseable {
                 footprint("ZooKeeper", zk.uri());
             }
             into.add(zk.curatorMutex());
+            into.add(zk.floor());
             Optional<DistlockHoldUncontended> semaphore = DistlockHoldUncontended.connect(Hold.PERMIT,
                     zk.row(ZooKeeperPeers.DISTLOCK_SEMAPHORE), zk.uri(), "zk-semaphore-uncontended", absent,
                     zk.row(ZooKeeperPeers.CURATOR_SEMAPHORE));

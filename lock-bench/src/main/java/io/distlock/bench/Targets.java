@@ -111,6 +111,16 @@ final class Targets {
                     lines.add(line(release <= 1.0, "ZooKeeper release p50 " + f(release) + "× Curator's release" + server
                             + " (issue 28: target ≤ 1.0×); tryAcquire p50 "
                             + f(median(stepRatios(report, distlock, "tryAcquire", curator, "acquire"))) + "× Curator's acquire"));
+                    String floor = ZooKeeperPeers.FLOOR + where;
+                    if (!report.row(floor).isEmpty()) {
+                        lines.add("  context: the raw floor (create + listing pipelined, then delete; ZooKeeper's own client, no library) is "
+                                + f(median(report.ratios(floor, curator, false))) + "× Curator at p50 (acquire "
+                                + f(median(stepRatios(report, floor, "acquire", curator, "acquire"))) + "×, release "
+                                + f(median(stepRatios(report, floor, "release", curator, "release"))) + "× Curator's); distlock is "
+                                + f(median(report.ratios(distlock, floor, false))) + "× the floor (acquire "
+                                + f(median(stepRatios(report, distlock, "tryAcquire", floor, "acquire"))) + "×, release "
+                                + f(median(stepRatios(report, distlock, "release", floor, "release"))) + "×)");
+                    }
                 }
             }
         }

@@ -6,7 +6,10 @@ import io.distlock.tck.fixtures.ZooKeeperProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -19,6 +22,11 @@ import org.apache.curator.framework.recipes.locks.Lease;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
  * One ZooKeeper server on a free loopback port shared by distlock's ZooKeeper rows and their
@@ -31,6 +39,7 @@ final class ZooKeeperPeers implements AutoCloseable {
 
     static final String DISTLOCK = "distlock ZooKeeper tryAcquire+release, fence read";
     static final String CURATOR = "Curator 5 InterProcessMutex acquire+release";
+    static final String FLOOR = "floor: raw ZooKeeper client, create + listing pipelined, then delete";
     static final String DISTLOCK_SEMAPHORE = "distlock ZooKeeper semaphore (" + DistlockHoldUncontended.PERMITS
             + " permits) tryAcquire+release";
     static final String CURATOR_SEMAPHORE = "Curator 5 InterProcessSemaphoreV2 (" + DistlockHoldUncontended.PERMITS
@@ -84,6 +93,78 @@ final class ZooKeeperPeers implements AutoCloseable {
 
     String uri() {
         return "zookeeper://" + connectString;
+    }
+
+    /**
+     * The floor of a ZooKeeper lock: what the fewest requests any lock recipe needs cost on this
+     * server, on ZooKeeper's own client with nothing around it. Acquire: an asynchronous
+     * {@code create} of an empty ephemeral-sequential node and, at once, a {@code getChildren} of the
+     * lock's directory (one session's requests are processed in order, so the listing has the new
+     * node: one round trip decides); release: one synchronous {@code delete}. No owner token in the
+     * name, no data, no watch, no retry: less than any lock users can run, and the same requests
+     * distlock's acquire and release send.
+     */
+    TwoStepScenario floor() throws Exception {
+        ZooKeeper zk = rawClient();
+        String dir = "/floor-bench";
+        try {
+            zk.create(dir, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
+        } catch (KeeperException.NodeExistsException e) {
+            // left by an earlier run on this server: the same directory serves
+        }
+        return new TwoStepScenario(row(FLOOR), "acquire", "release") {
+            @Override
+            Object first() throws Exception {
+                CompletableFuture<String> created = new CompletableFuture<>();
+                CompletableFuture<List<String>> listed = new CompletableFuture<>();
+                zk.create(dir + "/n-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL,
+                        (rc, path, ctx, name) -> complete(created, rc, name), null);
+                zk.getChildren(dir, false, (rc, path, ctx, children) -> complete(listed, rc, children), null);
+                String node = created.get(10, TimeUnit.SECONDS);
+                List<String> children = listed.get(10, TimeUnit.SECONDS);
+                if (children.size() != 1 || !node.endsWith("/" + children.get(0))) {
+                    throw new IllegalStateException("the floor's lock was not free: " + children);
+                }
+                return node;
+            }
+
+            @Override
+            void second(Object node) throws Exception {
+                zk.delete((String) node, -1);
+            }
+
+            @Override
+            public void close() {
+                try {
+                    zk.close();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        };
+    }
+
+    private static <T> void complete(CompletableFuture<T> future, int rc, T value) {
+        if (rc == KeeperException.Code.OK.intValue()) {
+            future.complete(value);
+        } else {
+            future.completeExceptionally(KeeperException.create(KeeperException.Code.get(rc)));
+        }
+    }
+
+    /** @return ZooKeeper's own client on this server, connected (session timeout 30 s) */
+    private ZooKeeper rawClient() throws Exception {
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper zk = new ZooKeeper(connectString, 30_000, event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        });
+        if (!connected.await(30, TimeUnit.SECONDS)) {
+            zk.close();
+            throw new IllegalStateException("ZooKeeper's client did not connect to " + connectString + " in 30 s");
+        }
+        return zk;
     }
 
     /** Curator's {@code InterProcessMutex}: {@code acquire(10 s)} and {@code release()}, each step timed. */
