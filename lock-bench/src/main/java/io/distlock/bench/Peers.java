@@ -231,6 +231,7 @@ final class Peers implements AutoCloseable {
             }
             into.add(zk.curatorMutex());
             into.add(zk.floor());
+            into.add(zk.distlockRequests());
             Optional<DistlockHoldUncontended> semaphore = DistlockHoldUncontended.connect(Hold.PERMIT,
                     zk.row(ZooKeeperPeers.DISTLOCK_SEMAPHORE), zk.uri(), "zk-semaphore-uncontended", absent,
                     zk.row(ZooKeeperPeers.CURATOR_SEMAPHORE));

@@ -120,6 +120,15 @@ final class Targets {
                                 + f(median(report.ratios(distlock, floor, false))) + "× the floor (acquire "
                                 + f(median(stepRatios(report, distlock, "tryAcquire", floor, "acquire"))) + "×, release "
                                 + f(median(stepRatios(report, distlock, "release", floor, "release"))) + "×)");
+                        String requests = ZooKeeperPeers.REQUESTS + where;
+                        if (!report.row(requests).isEmpty()) {
+                            lines.add("  context: distlock's requests on ZooKeeper's own client are " + f(median(report.ratios(requests, floor, false)))
+                                    + "× the floor (acquire " + f(median(stepRatios(report, requests, "acquire", floor, "acquire")))
+                                    + "×, release " + f(median(stepRatios(report, requests, "release", floor, "release")))
+                                    + "×); distlock is " + f(median(report.ratios(distlock, requests, false))) + "× its requests alone (acquire "
+                                    + f(median(stepRatios(report, distlock, "tryAcquire", requests, "acquire"))) + "×, release "
+                                    + f(median(stepRatios(report, distlock, "release", requests, "release"))) + "×)");
+                        }
                     }
                 }
             }

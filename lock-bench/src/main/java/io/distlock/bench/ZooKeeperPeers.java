@@ -40,6 +40,7 @@ final class ZooKeeperPeers implements AutoCloseable {
     static final String DISTLOCK = "distlock ZooKeeper tryAcquire+release, fence read";
     static final String CURATOR = "Curator 5 InterProcessMutex acquire+release";
     static final String FLOOR = "floor: raw ZooKeeper client, create + listing pipelined, then delete";
+    static final String REQUESTS = "diagnostic: distlock's ZooKeeper requests on ZooKeeper's own client (no engine, no driver)";
     static final String DISTLOCK_SEMAPHORE = "distlock ZooKeeper semaphore (" + DistlockHoldUncontended.PERMITS
             + " permits) tryAcquire+release";
     static final String CURATOR_SEMAPHORE = "Curator 5 InterProcessSemaphoreV2 (" + DistlockHoldUncontended.PERMITS
@@ -105,25 +106,46 @@ final class ZooKeeperPeers implements AutoCloseable {
      * distlock's acquire and release send.
      */
     TwoStepScenario floor() throws Exception {
+        return rawLock(row(FLOOR), "/floor-bench", "n-", new byte[0], false);
+    }
+
+    /**
+     * The floor's requests as distlock sends them: the node named for a 22-character owner token
+     * ({@code lock-<token>-}, so that a create whose reply was lost is found again), the owner
+     * description as its data (what an inspection reads), and {@code create2}, whose {@code Stat}
+     * carries the fencing token. Beside the floor and distlock's row, it splits distlock's gap into what
+     * its requests cost the server and what its client adds.
+     */
+    TwoStepScenario distlockRequests() throws Exception {
+        byte[] owner = ("distlock-zk-1\nowner=bench@127.0.0.1:" + ProcessHandle.current().pid() + "/a1b2c3")
+                .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        return rawLock(row(REQUESTS), "/floor-bench-distlock-requests", "lock-AbCdEfGhIjKlMnOpQrStUv-", owner, true);
+    }
+
+    private TwoStepScenario rawLock(String label, String dir, String prefix, byte[] data, boolean create2) throws Exception {
         ZooKeeper zk = rawClient();
-        String dir = "/floor-bench";
         try {
             zk.create(dir, new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.PERSISTENT);
         } catch (KeeperException.NodeExistsException e) {
             // left by an earlier run on this server: the same directory serves
         }
-        return new TwoStepScenario(row(FLOOR), "acquire", "release") {
+        return new TwoStepScenario(label, "acquire", "release") {
             @Override
             Object first() throws Exception {
                 CompletableFuture<String> created = new CompletableFuture<>();
                 CompletableFuture<List<String>> listed = new CompletableFuture<>();
-                zk.create(dir + "/n-", new byte[0], ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL,
-                        (rc, path, ctx, name) -> complete(created, rc, name), null);
+                if (create2) {
+                    zk.create(dir + "/" + prefix, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL,
+                            (rc, path, ctx, name, stat) -> complete(created, rc, name), null);
+                } else {
+                    zk.create(dir + "/" + prefix, data, ZooDefs.Ids.OPEN_ACL_UNSAFE, CreateMode.EPHEMERAL_SEQUENTIAL,
+                            (rc, path, ctx, name) -> complete(created, rc, name), null);
+                }
                 zk.getChildren(dir, false, (rc, path, ctx, children) -> complete(listed, rc, children), null);
                 String node = created.get(10, TimeUnit.SECONDS);
                 List<String> children = listed.get(10, TimeUnit.SECONDS);
                 if (children.size() != 1 || !node.endsWith("/" + children.get(0))) {
-                    throw new IllegalStateException("the floor's lock was not free: " + children);
+                    throw new IllegalStateException(label + ": the lock was not free: " + children);
                 }
                 return node;
             }
