@@ -6,6 +6,8 @@ import redis.clients.jedis.ClientSetInfoConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.params.SetParams;
 
 /**
@@ -124,6 +126,55 @@ final class Floor {
             Object deleted = jedis.evalsha(sha, List.of("floor:wait"), List.of(value));
             if (!Long.valueOf(1).equals(deleted)) {
                 throw new IllegalStateException("compare-and-delete of floor:wait answered " + deleted);
+            }
+        }
+
+        @Override
+        public void close() {
+            jedis.close();
+        }
+    }
+
+    /**
+     * The same lock with its first two commands pipelined, as the issue that measured 1.16× in an
+     * outside harness wrote its floor: {@code SET key token NX PX 10000} and {@code WAIT 1 1000} sent
+     * together on one connection (one round trip, plus the replica's acknowledgement), then the
+     * compare-and-delete. The fewest round trips a Redis + {@code WAIT} lock can take, and the ones
+     * distlock's backend takes (its acquire script and {@code WAIT} pipelined, then its release).
+     */
+    static final class PipelinedPairWithWait extends LoopScenario {
+        static final String LABEL = "floor: raw SET NX PX + WAIT 1 pipelined, then EVALSHA compare-and-delete (primary with 1 replica)";
+
+        private final Jedis jedis;
+        private final String sha;
+        private final SetParams nxPx = SetParams.setParams().nx().px(10_000);
+        private long token;
+
+        PipelinedPairWithWait(String host, int port) {
+            super(LABEL);
+            this.jedis = connect(host, port);
+            this.sha = jedis.scriptLoad(COMPARE_AND_DELETE);
+        }
+
+        @Override
+        void op() {
+            String value = Long.toString(++token);
+            Response<String> set;
+            Response<Long> acknowledged;
+            try (Pipeline pipeline = jedis.pipelined()) {
+                set = pipeline.set("floor:wait-pipelined", value, nxPx);
+                acknowledged = pipeline.waitReplicas(1, 1_000);
+                pipeline.sync();
+            }
+            if (!"OK".equals(set.get())) {
+                throw new IllegalStateException("floor:wait-pipelined was held by someone else");
+            }
+            if (acknowledged.get() < 1) {
+                throw new IllegalStateException("WAIT 1: no replica acknowledged the SET within 1 s");
+            }
+            Object deleted = jedis.evalsha(sha, List.of("floor:wait-pipelined"), List.of(value));
+            if (!Long.valueOf(1).equals(deleted)) {
+                throw new IllegalStateException("compare-and-delete of floor:wait-pipelined answered " + deleted);
             }
         }
 

@@ -32,6 +32,7 @@ final class Peers implements AutoCloseable {
 
     static final String REDLOCK = "Redlock N=5 tryAcquire+release (no fence)";
     static final String REDIS_WAIT = "distlock Redis + WAIT (1 replica) tryAcquire+release";
+    static final String REDIS_WAIT_SCRIPTS = "diagnostic: distlock's scripts + WAIT 1 pipelined on one raw Jedis connection (primary with 1 replica)";
     static final String REDIS_WAIT_SINGLE = "distlock single Redis tryAcquire+release on that primary (no WAIT)";
     static final String TAIR = "distlock Tair (CAS/CAD, no Lua) tryAcquire+release";
     static final String CLUSTER = "distlock Redis Cluster (3+3 nodes) tryAcquire+release";
@@ -123,8 +124,9 @@ final class Peers implements AutoCloseable {
     /**
      * distlock's Redis + {@code WAIT} backend on a primary with one replica of its own (two
      * {@code redis-server} processes, replicating over loopback), beside the floor written by hand
-     * ({@link Floor.PairWithWait}) and single Redis on the same primary (the issue's target: at most
-     * 1.10× that floor).
+     * ({@link Floor.PairWithWait}), the same with its {@code SET} and {@code WAIT} pipelined
+     * ({@link Floor.PipelinedPairWithWait}), and single Redis on the same primary (issue 12's target:
+     * at most 1.10× the first; issue 28's: at most 1.05× the second).
      *
      * @return false if {@code redis-wait://} is not installed
      */
@@ -147,6 +149,8 @@ final class Peers implements AutoCloseable {
             LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
         }
         into.add(new Floor.PairWithWait(primary.host(), primary.port()));
+        into.add(new Floor.PipelinedPairWithWait(primary.host(), primary.port()));
+        into.add(new ScriptsOnly(REDIS_WAIT_SCRIPTS, primary.host(), primary.port(), false, 1));
         into.add(new DistlockUncontended(REDIS_WAIT_SINGLE, primary.uri(), "redis-wait-single-uncontended", false));
         into.add(new DistlockUncontended(REDIS_WAIT, "redis-wait://" + primary.endpoint() + "?replicas=1&waitTimeout=1000",
                 "redis-wait-uncontended", false));

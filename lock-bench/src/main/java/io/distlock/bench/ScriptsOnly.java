@@ -8,6 +8,8 @@ import io.distlock.redis.support.RedisScript;
 import java.util.List;
 
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
+import redis.clients.jedis.Response;
 
 /**
  * A diagnostic row: distlock's own acquire and release scripts, sent on one plain Jedis connection
@@ -22,6 +24,8 @@ final class ScriptsOnly extends LoopScenario {
 
     private final Jedis jedis;
     private final boolean sharded;
+    /** Replicas each acquire's {@code WAIT} asks for, pipelined with it (as {@code redis-wait://} does); 0: no {@code WAIT}. */
+    private final int replicas;
     private long token;
 
     ScriptsOnly(String host, int port) {
@@ -35,9 +39,18 @@ final class ScriptsOnly extends LoopScenario {
      * @param sharded true to send the scripts' sharded twins, as {@code redis-cluster://} does
      */
     ScriptsOnly(String label, String host, int port, boolean sharded) {
+        this(label, host, port, sharded, 0);
+    }
+
+    /**
+     * @param replicas the acquire script is sent with {@code WAIT replicas 1000} pipelined after it,
+     *                 as {@code redis-wait://} sends them; 0 for none
+     */
+    ScriptsOnly(String label, String host, int port, boolean sharded, int replicas) {
         super(label);
         this.jedis = Floor.connect(host, port);
         this.sharded = sharded;
+        this.replicas = replicas;
         script(LockScripts.ACQUIRE).load(jedis);
         script(LockScripts.RELEASE).load(jedis);
     }
@@ -51,7 +64,22 @@ final class ScriptsOnly extends LoopScenario {
         String ownerToken = Long.toString(++token);
         // The very calls the backend sends (its keys and arguments, the owner record included).
         PendingReply.ScriptCall acquire = RedisNode.acquireCall(NAME, ownerToken, 10_000, "bench scripts-only");
-        List<?> acquired = (List<?>) jedis.evalsha(script(acquire.script()).sha1(), acquire.keys(), acquire.args());
+        List<?> acquired;
+        if (replicas == 0) {
+            acquired = (List<?>) jedis.evalsha(script(acquire.script()).sha1(), acquire.keys(), acquire.args());
+        } else {
+            Response<Object> reply;
+            Response<Long> acknowledged;
+            try (Pipeline pipeline = jedis.pipelined()) {
+                reply = pipeline.evalsha(script(acquire.script()).sha1(), acquire.keys(), acquire.args());
+                acknowledged = pipeline.waitReplicas(replicas, 1_000);
+                pipeline.sync();
+            }
+            if (acknowledged.get() < replicas) {
+                throw new IllegalStateException("WAIT " + replicas + ": the grant was not acknowledged within 1 s");
+            }
+            acquired = (List<?>) reply.get();
+        }
         if (!Long.valueOf(1).equals(acquired.get(0))) {
             throw new IllegalStateException("scripts-only was held by someone else");
         }
