@@ -97,84 +97,62 @@ final class Floor {
      * The Redis + {@code WAIT} lock written by hand, as seed 004 describes it: {@code SET key token
      * NX PX 10000}, {@code WAIT 1 1000} on the same connection (WAIT counts the acknowledgements of
      * this connection's writes), then {@code EVALSHA} compare-and-delete: three round trips, one of
-     * them waiting for the replica. The floor of the {@code redis-wait://} row.
+     * them waiting for the replica. Issue 12's floor of the {@code redis-wait://} row; issue 28's
+     * pipelines the first two ({@link #PIPELINED_LABEL}).
      */
     static final class PairWithWait extends LoopScenario {
         static final String LABEL = "floor: raw SET NX PX + WAIT 1 + EVALSHA compare-and-delete (primary with 1 replica)";
+        /**
+         * The same lock with its first two commands pipelined, as issue 28 wrote its floor after
+         * measuring 1.16× in an outside harness: {@code SET} and {@code WAIT} sent together (one round
+         * trip, plus the replica's acknowledgement), then the compare-and-delete. The fewest round trips
+         * a Redis + {@code WAIT} lock can take, and the ones distlock's backend takes (its acquire script
+         * and {@code WAIT} pipelined, then its release).
+         */
+        static final String PIPELINED_LABEL = "floor: raw SET NX PX + WAIT 1 pipelined, then EVALSHA compare-and-delete (primary with 1 replica)";
 
         private final Jedis jedis;
         private final String sha;
+        private final boolean pipelined;
+        private final String key;
         private final SetParams nxPx = SetParams.setParams().nx().px(10_000);
         private long token;
 
-        PairWithWait(String host, int port) {
-            super(LABEL);
+        /** @param pipelined {@code SET} and {@code WAIT} sent together ({@link #PIPELINED_LABEL}), or each awaited ({@link #LABEL}) */
+        PairWithWait(String host, int port, boolean pipelined) {
+            super(pipelined ? PIPELINED_LABEL : LABEL);
             this.jedis = connect(host, port);
             this.sha = jedis.scriptLoad(COMPARE_AND_DELETE);
+            this.pipelined = pipelined;
+            this.key = pipelined ? "floor:wait-pipelined" : "floor:wait";
         }
 
         @Override
         void op() {
             String value = Long.toString(++token);
-            if (!"OK".equals(jedis.set("floor:wait", value, nxPx))) {
-                throw new IllegalStateException("floor:wait was held by someone else");
+            String set;
+            long acknowledged;
+            if (pipelined) {
+                try (Pipeline pipeline = jedis.pipelined()) {
+                    Response<String> setReply = pipeline.set(key, value, nxPx);
+                    Response<Long> waitReply = pipeline.waitReplicas(1, 1_000);
+                    pipeline.sync();
+                    set = setReply.get();
+                    acknowledged = waitReply.get();
+                }
+            } else {
+                set = jedis.set(key, value, nxPx);
+                acknowledged = "OK".equals(set) ? jedis.waitReplicas(1, 1_000) : 0;
             }
-            long acknowledged = jedis.waitReplicas(1, 1_000);
+            if (!"OK".equals(set)) {
+                throw new IllegalStateException(key + " was held by someone else");
+            }
             if (acknowledged < 1) {
                 throw new IllegalStateException("WAIT 1: no replica acknowledged the SET within 1 s");
             }
-            Object deleted = jedis.evalsha(sha, List.of("floor:wait"), List.of(value));
+            Object deleted = jedis.evalsha(sha, List.of(key), List.of(value));
             if (!Long.valueOf(1).equals(deleted)) {
-                throw new IllegalStateException("compare-and-delete of floor:wait answered " + deleted);
-            }
-        }
-
-        @Override
-        public void close() {
-            jedis.close();
-        }
-    }
-
-    /**
-     * The same lock with its first two commands pipelined, as the issue that measured 1.16× in an
-     * outside harness wrote its floor: {@code SET key token NX PX 10000} and {@code WAIT 1 1000} sent
-     * together on one connection (one round trip, plus the replica's acknowledgement), then the
-     * compare-and-delete. The fewest round trips a Redis + {@code WAIT} lock can take, and the ones
-     * distlock's backend takes (its acquire script and {@code WAIT} pipelined, then its release).
-     */
-    static final class PipelinedPairWithWait extends LoopScenario {
-        static final String LABEL = "floor: raw SET NX PX + WAIT 1 pipelined, then EVALSHA compare-and-delete (primary with 1 replica)";
-
-        private final Jedis jedis;
-        private final String sha;
-        private final SetParams nxPx = SetParams.setParams().nx().px(10_000);
-        private long token;
-
-        PipelinedPairWithWait(String host, int port) {
-            super(LABEL);
-            this.jedis = connect(host, port);
-            this.sha = jedis.scriptLoad(COMPARE_AND_DELETE);
-        }
-
-        @Override
-        void op() {
-            String value = Long.toString(++token);
-            Response<String> set;
-            Response<Long> acknowledged;
-            try (Pipeline pipeline = jedis.pipelined()) {
-                set = pipeline.set("floor:wait-pipelined", value, nxPx);
-                acknowledged = pipeline.waitReplicas(1, 1_000);
-                pipeline.sync();
-            }
-            if (!"OK".equals(set.get())) {
-                throw new IllegalStateException("floor:wait-pipelined was held by someone else");
-            }
-            if (acknowledged.get() < 1) {
-                throw new IllegalStateException("WAIT 1: no replica acknowledged the SET within 1 s");
-            }
-            Object deleted = jedis.evalsha(sha, List.of("floor:wait-pipelined"), List.of(value));
-            if (!Long.valueOf(1).equals(deleted)) {
-                throw new IllegalStateException("compare-and-delete of floor:wait-pipelined answered " + deleted);
+                throw new IllegalStateException("compare-and-delete of " + key + " answered " + deleted);
             }
         }
 

@@ -125,7 +125,7 @@ final class Peers implements AutoCloseable {
      * distlock's Redis + {@code WAIT} backend on a primary with one replica of its own (two
      * {@code redis-server} processes, replicating over loopback), beside the floor written by hand
      * ({@link Floor.PairWithWait}), the same with its {@code SET} and {@code WAIT} pipelined
-     * ({@link Floor.PipelinedPairWithWait}), and single Redis on the same primary (issue 12's target:
+     * ({@link Floor.PairWithWait#PIPELINED_LABEL}), and single Redis on the same primary (issue 12's target:
      * at most 1.10× the first; issue 28's: at most 1.05× the second).
      *
      * @return false if {@code redis-wait://} is not installed
@@ -148,8 +148,8 @@ final class Peers implements AutoCloseable {
             }
             LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
         }
-        into.add(new Floor.PairWithWait(primary.host(), primary.port()));
-        into.add(new Floor.PipelinedPairWithWait(primary.host(), primary.port()));
+        into.add(new Floor.PairWithWait(primary.host(), primary.port(), false));
+        into.add(new Floor.PairWithWait(primary.host(), primary.port(), true));
         into.add(new ScriptsOnly(REDIS_WAIT_SCRIPTS, primary.host(), primary.port(), false, 1));
         into.add(new DistlockUncontended(REDIS_WAIT_SINGLE, primary.uri(), "redis-wait-single-uncontended", false));
         into.add(new DistlockUncontended(REDIS_WAIT, "redis-wait://" + primary.endpoint() + "?replicas=1&waitTimeout=1000",

@@ -76,13 +76,13 @@ final class Targets {
                     + " compare-and-delete (target ≤ 1.10×)"));
             lines.add("  context: single Redis on the same primary, without WAIT, is "
                     + f(median(report.ratios(Peers.REDIS_WAIT_SINGLE, Floor.PairWithWait.LABEL, false))) + "× that floor");
-            if (!report.row(Floor.PipelinedPairWithWait.LABEL).isEmpty()) {
-                double pipelined = median(report.ratios(Peers.REDIS_WAIT, Floor.PipelinedPairWithWait.LABEL, false));
+            if (!report.row(Floor.PairWithWait.PIPELINED_LABEL).isEmpty()) {
+                double pipelined = median(report.ratios(Peers.REDIS_WAIT, Floor.PairWithWait.PIPELINED_LABEL, false));
                 lines.add(line(pipelined <= 1.05, "Redis + WAIT (1 replica) p50 " + f(pipelined) + "× the raw SET NX PX + WAIT 1"
                         + " pipelined, then compare-and-delete (issue 28: target ≤ 1.05×)"));
                 if (!report.row(Peers.REDIS_WAIT_SCRIPTS).isEmpty()) {
                     lines.add("  context: distlock's scripts + WAIT on one raw connection (no engine, no pool) are "
-                            + f(median(report.ratios(Peers.REDIS_WAIT_SCRIPTS, Floor.PipelinedPairWithWait.LABEL, false)))
+                            + f(median(report.ratios(Peers.REDIS_WAIT_SCRIPTS, Floor.PairWithWait.PIPELINED_LABEL, false)))
                             + "× that floor; distlock is " + f(median(report.ratios(Peers.REDIS_WAIT, Peers.REDIS_WAIT_SCRIPTS, false)))
                             + "× its scripts alone");
                 }
