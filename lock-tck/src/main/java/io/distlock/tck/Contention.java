@@ -24,6 +24,8 @@ import java.util.function.BiFunction;
  * its leases (its 10th, 35th, ...) to expire instead of releasing them, so that hand-offs by expiry
  * are in the history too. An attempt that gets no answer ({@link BackendUnavailableException}) is
  * counted, not failed; a run where more than a fifth of the attempts got none proves nothing and fails.
+ * Before the run, each contender in this JVM makes one unrecorded attempt of its own until it is
+ * answered, so that the run starts warm.
  * One contender may be a client in a separate process ({@link ChildClient}), so that a fencing token
  * that increases only within one JVM shows in the history.
  */
@@ -120,6 +122,9 @@ final class Contention {
             boolean elsewhere = separate != null && i == env.contentionClients() - 1;
             String client = elsewhere ? separate.label() : "client-" + i;
             Contender contender = elsewhere ? new Contender(rig.name, null, true) : contenders.apply(i, rig.client());
+            if (!elsewhere) {
+                warmUp(rig, client, contender.acquirer());
+            }
             Seat seat = elsewhere ? separateSeat(rig, separate) : seat(rig, contender.acquirer());
             running.add(rig.start(client, () -> {
                 start.await();
@@ -145,6 +150,34 @@ final class Contention {
                     + history.distinctHolders() + " client(s) out of " + env.contentionClients()));
         }
         return history;
+    }
+
+    /**
+     * One uncontended attempt by a contender before the run starts, repeated until it gets an answer
+     * (a grant, released at once, or "busy"), so that the run measures contention and not a cold start:
+     * the client's first connects, its scripts loaded, the code paths compiled. Without it, a quorum
+     * backend with a short per-node timeout (Redlock's 50 ms) saw its nodes time out during the first
+     * concurrent attempts; a node that times out is skipped until it answers again, so every contender
+     * then burned rounds on immediate "no answer"s, and the run was reported as proving nothing.
+     * Nothing here is recorded: the contenders warm up one after another, never at once.
+     */
+    private static void warmUp(Rig rig, String client, Acquirer acquirer) {
+        rig.env.awaitUntil(rig.msg(client + " to get an answer to one attempt before the contention run"), () -> {
+            Optional<Lease> lease;
+            try {
+                lease = acquirer.acquire(rig.env.contentionLease(), null);
+            } catch (BackendUnavailableException noAnswerYet) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError(rig.msg("interrupted while warming up " + client), e);
+            }
+            lease.ifPresent(granted -> {
+                rig.track(granted); // if the release below gets no answer, released again after the rule
+                granted.release();
+            });
+            return true;
+        });
     }
 
     private static Seat seat(Rig rig, Acquirer acquirer) {

@@ -43,7 +43,8 @@ interface SafetyRules extends RuleGroup {
         assertTrue(violations.isEmpty(), () -> rig.msg(violations.size() + " overlapping valid leases in " + history
                 + ":\n" + HistoryChecker.describe(violations, 5)));
         rig.notes.add("checked " + history.acquisitions() + " grants to " + history.distinctHolders() + " of "
-                + rig.env.contentionClients() + " clients (" + rig.env.contentionRounds() + " rounds each)");
+                + rig.env.contentionClients() + " clients (" + rig.env.contentionRounds() + " rounds each; "
+                + history.unknownOutcomes() + " attempt(s) got no answer)");
     }
 
     /**
