@@ -36,9 +36,9 @@ import java.util.stream.Stream;
  * {@code hazelcast-map://}, and the refusal of {@code hazelcast://}), and one 5.3.8 member without CP
  * configuration (unsafe mode, refused). The module's test JVMs run different classes, so each starts
  * only the sets its classes use. A 5.4.0 client of the CP members stands in for an operator: it asks
- * whether a lock is held and closes a holder's session.
+ * whether a lock is held and closes a holder's session. Public for the tests of the backend's internals.
  */
-final class HazelcastMembers {
+public final class HazelcastMembers {
 
     /** The CP session TTL of the CP members: short, so that a crashed or frozen holder's lock goes soon. */
     static final Duration CP_SESSION_TTL = Duration.ofSeconds(HazelcastCluster.DEFAULT_SESSION_TTL_SECONDS);
@@ -73,7 +73,7 @@ final class HazelcastMembers {
     }
 
     /** @return the options of the tests' clients: connect timeout {@link #CONNECT}, operation timeout {@link #RIDE_THROUGH} */
-    static LockOptions options() {
+    public static LockOptions options() {
         return LockOptions.builder().connectTimeout(CONNECT).operationTimeout(RIDE_THROUGH).build();
     }
 
@@ -120,7 +120,7 @@ final class HazelcastMembers {
     }
 
     /** @return the 3 Community members (5.7.0) */
-    static synchronized HazelcastCluster community() {
+    public static synchronized HazelcastCluster community() {
         if (community == null) {
             community = startCommunity();
         }
@@ -178,7 +178,7 @@ final class HazelcastMembers {
      * @param lockName a lock's name
      * @return whether the Community members' map lock of that name is held
      */
-    static boolean mapLocked(String lockName) {
+    public static boolean mapLocked(String lockName) {
         return communityOperator().getMap(HazelcastEndpoint.DEFAULT_MAP).isLocked(lockName);
     }
 
