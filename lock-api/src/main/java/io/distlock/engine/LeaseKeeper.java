@@ -73,28 +73,19 @@ final class LeaseKeeper {
     }
 
     /**
-     * A lease left the keeper's care (released, lost): out of the heap; if it was the next one due,
-     * the pending wake-up moves to the next lease, so that a client taking and releasing one lease
-     * after another (a session store watches each) does not wake the keeper once per lease for
-     * nothing.
+     * A lease left the keeper's care (released, lost): out of the heap. The pending wake-up stays
+     * where it is, even when it was this lease's: it then finds nothing due and sleeps until the next
+     * lease's time ({@link #tick}). Cancelling or moving it would cost more than that one early
+     * wake-up: a client taking and releasing one lease after another (a session store watches each)
+     * would have every acquire's {@link #schedule} put a wake-up at the head of the keeper's
+     * executor, which wakes the keeper's thread — a context switch per acquire, on machines where the
+     * caller, the driver's I/O threads and the server share a few cores. Kept, the wake-up fires once
+     * per lease time, however many leases came and went.
      */
     void forget(EngineLease lease) {
         synchronized (this) {
-            if (lease.keeperIndex < 0) {
-                return;
-            }
-            boolean wasNext = lease.keeperIndex == 0;
-            remove(lease);
-            if (!wasNext) {
-                return;
-            }
-            if (size == 0) {
-                if (wake != null) {
-                    wake.cancel();
-                    wake = null;
-                }
-            } else if (wake != null && heap[0].keeperAt != wakeAt) {
-                wakeUpAt(heap[0].keeperAt);
+            if (lease.keeperIndex >= 0) {
+                remove(lease);
             }
         }
     }

@@ -74,13 +74,26 @@ class EngineSessionBoundTest {
     }
 
     @Test
-    void aReleasedLeaseLeavesTheKeeperNothingToWakeFor() {
-        // A session store's keeper watches every lease's end; once released, that watch must not
-        // cost a wake-up per lease.
+    void leasesTakenAndReleasedOneAfterAnotherWakeTheKeeperOncePerLeaseTimeNotOncePerLease() throws Exception {
+        // A session store's keeper watches every lease's end; a lease taken and released must not cost
+        // a wake-up of the keeper's thread each (a schedule at the head of a real executor wakes it).
+        long before = runtime.scheduledEver();
         for (int i = 0; i < 100; i++) {
             client.lock("one-after-another").tryAcquire(Duration.ofSeconds(30)).orElseThrow().release();
+            runtime.advance(TimeUnit.MILLISECONDS.toNanos(10));
         }
-        assertThat(runtime.scheduled()).as("keeper wake-ups pending after 100 acquire-release pairs").isZero();
+        assertThat(runtime.scheduledEver() - before).as("keeper wake-ups scheduled by 100 acquire-release pairs").isEqualTo(1);
+        assertThat(runtime.scheduled()).as("the first lease's wake-up, still pending").isEqualTo(1);
+
+        runtime.advance(TimeUnit.SECONDS.toNanos(31)); // the wake-up fires, finds nothing, and is not scheduled again
+        assertThat(runtime.scheduled()).as("keeper wake-ups pending with no lease held").isZero();
+
+        driver.context.sessionConfirmed(S1, runtime.nanoTime(), SESSION);
+        Lease held = client.lock("one-after-another").tryAcquire(Duration.ofSeconds(30)).orElseThrow();
+        runtime.advance(TimeUnit.SECONDS.toNanos(31));
+        // lost() completes off the keeper's thread, a moment after the keeper marked the lease
+        assertThat(held.lost().toCompletableFuture().get(5, TimeUnit.SECONDS))
+                .as("a lease taken after the keeper went idle is still watched to its end").isEqualTo(Lease.LossReason.EXPIRED);
     }
 
     @Test

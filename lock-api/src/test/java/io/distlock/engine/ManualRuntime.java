@@ -88,4 +88,9 @@ final class ManualRuntime implements EngineRuntime {
     synchronized int scheduled() {
         return tasks.size();
     }
+
+    /** @return how many tasks were ever scheduled (each one a keeper thread's wake-up on a real runtime) */
+    synchronized long scheduledEver() {
+        return seq;
+    }
 }
