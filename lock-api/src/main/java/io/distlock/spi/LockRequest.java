@@ -8,8 +8,9 @@ import java.util.concurrent.TimeUnit;
  * One acquisition as the engine asks a driver for it.
  *
  * @param name         the lock name, already validated (see {@link io.distlock.LockClient#lock(String)})
- * @param ownerToken   a fresh random value (128 bits from {@link java.security.SecureRandom}, URL-safe
- *                     Base64) that identifies this acquisition on the server; never reused
+ * @param ownerToken   a fresh unpredictable value (128 bits, URL-safe Base64: AES of a per-client counter
+ *                     under a key drawn once from {@link java.security.SecureRandom}) that identifies this
+ *                     acquisition on the server; never reused
  * @param leaseTime    the lease time, already validated
  * @param waitDeadline when the caller stops waiting for this acquisition, on {@link System#nanoTime()}: the end
  *                     of its {@code maxWait}, or, for a single attempt, one operation timeout after it began.

@@ -11,7 +11,7 @@ import java.net.URI;
 import java.time.Duration;
 
 /**
- * A diagnostic row: a backend's driver called directly, without the engine (no SecureRandom owner
+ * A diagnostic row: a backend's driver called directly, without the engine (no fresh owner
  * token, no lease object, no validity arithmetic, no keeper). Beside the full distlock row and the
  * peer it tells the driver's share of the time from the engine's: for single Redis, between
  * {@link ScriptsOnly} and the distlock row, the pool's; for Hazelcast, the protocol messages' and
