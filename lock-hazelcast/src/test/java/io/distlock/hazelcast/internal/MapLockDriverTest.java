@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The map lock's holds against real Community members: an extension cut in the middle — its unlock
- * through, its try lost — must not cost the lease (TCK rule 4.21 met it under load, 1 CI run in about
- * 20, as a lease reported lost that had lived through a short silence).
+ * through, its try lost — must not cost the lease (TCK rule 4.21 met it under load, and once in a
+ * clean-clone CI run, as a lease reported lost that had lived through a short silence).
  */
 class MapLockDriverTest {
 
