@@ -68,7 +68,8 @@ class CommandsTest {
         for (JsonElement b : all) {
             schemes.add(b.getAsJsonObject().get("scheme").getAsString());
         }
-        assertThat(schemes).containsExactly("etcd", "redis", "redis-cluster", "redis-wait", "rediss", "redlock", "tair", "zookeeper");
+        assertThat(schemes).containsExactly("etcd", "hazelcast", "hazelcast-map", "redis", "redis-cluster", "redis-wait", "rediss",
+                "redlock", "tair", "zookeeper");
         JsonObject redlock = all.get(schemes.indexOf("redlock")).getAsJsonObject();
         assertThat(redlock.get("guarantee").getAsString()).isEqualTo("EFFICIENCY");
         assertThat(redlock.get("features").toString()).contains("QUORUM").doesNotContain("FENCING_TOKENS");
@@ -76,6 +77,12 @@ class CommandsTest {
         assertThat(cluster.get("guarantee").getAsString()).isEqualTo("EFFICIENCY");
         assertThat(cluster.get("features").toString()).contains("INSPECTION", "REVOCATION", "READ_WRITE", "SEMAPHORE")
                 .doesNotContain("FENCING_TOKENS");
+        JsonObject map = all.get(schemes.indexOf("hazelcast-map")).getAsJsonObject();
+        assertThat(map.get("guarantee").getAsString()).isEqualTo("EFFICIENCY");
+        assertThat(map.get("features").toString()).doesNotContain("FENCING_TOKENS", "INSPECTION");
+        JsonObject cp = all.get(schemes.indexOf("hazelcast")).getAsJsonObject();
+        assertThat(cp.get("guarantee").getAsString()).isEqualTo("CORRECTNESS");
+        assertThat(cp.get("features").toString()).contains("FENCING_TOKENS", "QUORUM");
     }
 
     @ParameterizedTest(name = "{0}")
