@@ -53,6 +53,12 @@ enum Bug {
      */
     EXTEND_TAKES_FREE_LOCK("extend-takes-free", Shape.ONE_LINK,
             fails("4.13", "the extend took the free lock back")),
+    /**
+     * Extend's owner check compares the wrong value (the token with a prefix the grant did not write):
+     * every extension of a held, valid lease is answered "not held", and the lease is reported lost.
+     */
+    EXTEND_REPORTS_LOST("extend-reports-lost", Shape.ONE_LINK,
+            fails("3.1", "of validity left just before the call")),
     /** WAIT_NOTIFICATION is declared but the driver's watch never fires. */
     SILENT_NOTIFICATIONS("silent-notifications", Shape.ONE_LINK,
             fails("2.9", "do its notifications fire?")),

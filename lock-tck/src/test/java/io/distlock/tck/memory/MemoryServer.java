@@ -583,7 +583,7 @@ final class MemoryServer {
             if (held == null && bug == Bug.EXTEND_TAKES_FREE_LOCK && grantedHead(name) == null) {
                 held = writeGrant(name, owner, leaseTime, "an extension", Hold.EXCLUSIVE); // the defect: a free lock taken again
             }
-            if (held == null) {
+            if (held == null || bug == Bug.EXTEND_REPORTS_LOST) { // the defect: a held lease answered "not held"
                 return false;
             }
             long expiresAt = now + honoured(leaseTime.toNanos());
