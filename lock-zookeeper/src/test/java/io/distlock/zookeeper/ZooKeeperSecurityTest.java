@@ -18,7 +18,9 @@ import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.net.URI;
 import java.time.Duration;
@@ -36,6 +38,8 @@ import static org.awaitility.Awaitility.await;
  * nodes are created with, who may touch them, how a wrong password and another user are told
  * apart, credentials from the options and a supplier read again for a new session, bad options.
  */
+@Isolated // see lock-zookeeper/pom.xml: alone, last
+@Order(Integer.MAX_VALUE)
 class ZooKeeperSecurityTest {
 
     private static final String PASSWORD = "alice-Pw-71c3";

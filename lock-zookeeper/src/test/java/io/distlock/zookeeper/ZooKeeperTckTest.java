@@ -23,6 +23,7 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
@@ -43,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * deletes the holder's node on the server (an operator's act the holder is not told of); the
  * lock probe looks for the lock's first node.
  */
+@Order(1) // the longest class: first, so that the small ones run beside it
 class ZooKeeperTckTest extends LockVerification {
 
     private static final String CHROOT = "/tck";

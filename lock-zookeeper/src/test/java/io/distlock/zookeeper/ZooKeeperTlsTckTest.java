@@ -19,6 +19,8 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.net.URI;
@@ -43,6 +45,8 @@ import java.util.function.Supplier;
  * ZooKeeper's own client as {@code mallory}; a client trusting an independent CA.
  */
 @RuleSelection(value = "1,5.5,5.8,5.9,6", mustPass = "5.5,5.8,5.9,6")
+@Isolated // see lock-zookeeper/pom.xml: alone, last
+@Order(Integer.MAX_VALUE)
 class ZooKeeperTlsTckTest extends LockVerification {
 
     static final String CHROOT = "/tck-tls";

@@ -14,7 +14,9 @@ import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -32,6 +34,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * kind of refused handshake reported as an {@link AuthenticationException} within the connect
  * timeout, not as an outage after a loop of reconnects.
  */
+@Isolated // see lock-zookeeper/pom.xml: alone, last
+@Order(Integer.MAX_VALUE)
 class ZooKeeperTlsTest {
 
     static final String LOCKER_PASSWORD = "locker-Tls-Pw-3b8e";
