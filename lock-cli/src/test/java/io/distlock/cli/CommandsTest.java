@@ -200,6 +200,20 @@ class CommandsTest {
     }
 
     @Test
+    void theOneShotCommandsRunOnC1AndBenchAndCheckOnTheOptimisingCompiler() {
+        // PrintFlagsFinal shows each JVM flag's value and where it came from; a bench measured on C1 alone would lie.
+        Distlock flags = Distlock.launcher().env("JAVA_OPTS", "-XX:+PrintFlagsFinal");
+        assertThat(flags.run("backends").out()).containsPattern("TieredStopAtLevel\\s+= 1\\s+\\{product\\} \\{command line\\}");
+        for (String command : List.of("bench", "check")) {
+            Distlock.Result r = flags.run(command, "nosuch://x");
+            assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
+            assertThat(r.out()).as(command).containsPattern("TieredStopAtLevel\\s+= 4\\s+\\{product\\} \\{default\\}");
+        }
+        Distlock.Result overridden = Distlock.launcher().env("JAVA_OPTS", "-XX:+PrintFlagsFinal -XX:TieredStopAtLevel=4").run("backends");
+        assertThat(overridden.out()).as("JAVA_OPTS comes last").containsPattern("TieredStopAtLevel\\s+= 4\\s+\\{product\\} \\{command line\\}");
+    }
+
+    @Test
     void anUnknownSchemeIsBadInputAndListsTheInstalledOnes() {
         Distlock.Result r = Distlock.launcher().run("holders", "mongodb://127.0.0.1:1");
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(ExitCodes.USAGE);
