@@ -11,9 +11,7 @@ import io.distlock.tck.fixtures.EtcdCluster;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -36,8 +34,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * rotated password from its supplier, and the README's {@code etcdctl} commands make a user that can
  * lock under its prefix and nowhere else.
  */
-@Isolated // see lock-etcd/pom.xml: alone, last
-@Order(Integer.MAX_VALUE)
 class EtcdCredentialsTest {
 
     private static final String ROOT_PASSWORD = "pw-Root-cred5";

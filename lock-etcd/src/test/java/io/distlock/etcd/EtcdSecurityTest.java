@@ -14,9 +14,7 @@ import io.distlock.tck.fixtures.TestCertificates;
 import io.distlock.tck.fixtures.TestCertificates.KeyStoreFile;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 
 import java.net.URLEncoder;
 import java.time.Duration;
@@ -37,8 +35,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * another prefix, an untrusted server certificate and bad TLS options each fail at once with their own
  * exception, never as "unavailable" and never showing a secret.
  */
-@Isolated // see lock-etcd/pom.xml: alone, last
-@Order(Integer.MAX_VALUE)
 class EtcdSecurityTest {
 
     static final String PREFIX = "/sec";

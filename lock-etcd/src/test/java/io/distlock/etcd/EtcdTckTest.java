@@ -25,7 +25,6 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
@@ -50,7 +49,6 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with the reason; tokens across a restart of a member <em>with</em> its data are shown by
  * {@link EtcdBackendTest}.
  */
-@Order(1) // the longest class: first, so that the small ones run beside it
 class EtcdTckTest extends LockVerification {
 
     static final String PREFIX = "/tck";

@@ -8,9 +8,7 @@ import io.distlock.LockClient;
 import io.distlock.tck.Security;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -24,8 +22,6 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * untrusted server are refused as authentication failures, the outsider is denied access, and its
  * tampering leaves the holder's lease and key as they were.
  */
-@Isolated // see lock-etcd/pom.xml: alone, last
-@Order(Integer.MAX_VALUE)
 class EtcdTlsHooksTest {
 
     private static final Duration LEASE = Duration.ofSeconds(30);

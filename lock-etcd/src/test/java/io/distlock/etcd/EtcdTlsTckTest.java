@@ -20,8 +20,6 @@ import io.etcd.jetcd.options.PutOption;
 import io.grpc.Status;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.parallel.Isolated;
 
 import javax.net.ssl.TrustManagerFactory;
 import java.net.URI;
@@ -44,8 +42,6 @@ import java.util.function.Supplier;
  * {@link EtcdTckTest} runs every rule on a 3-member cluster.
  */
 @RuleSelection(value = "1,5.5,5.8,5.9,6", mustPass = "5.5,5.8,5.9,6")
-@Isolated // see lock-etcd/pom.xml: alone, last
-@Order(Integer.MAX_VALUE)
 class EtcdTlsTckTest extends LockVerification {
 
     static final String PREFIX = "/tck-tls";
