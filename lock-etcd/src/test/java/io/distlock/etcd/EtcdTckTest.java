@@ -22,6 +22,7 @@ import io.distlock.tck.fixtures.FreePorts;
 import io.distlock.tck.fixtures.HookChecks;
 import io.distlock.tck.fixtures.MalformedUris;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
@@ -213,7 +214,7 @@ class EtcdTckTest extends LockVerification {
             try {
                 key = Awaitility.await().atMost(environment().defaultTimeout())
                         .until(() -> cluster.keys(lockDir(lockName)).stream().findFirst(), Optional::isPresent).orElseThrow();
-            } catch (org.awaitility.core.ConditionTimeoutException e) {
+            } catch (ConditionTimeoutException e) {
                 throw new IllegalStateException("no key in the line of '" + lockName + "' within "
                         + environment().defaultTimeout() + ": nothing is granted to end the session of", e);
             }
