@@ -44,12 +44,9 @@ public final class Main implements Runnable {
     }
 
     static int run(String[] args, PrintWriter out, PrintWriter err) {
-        // The engine logs a revocation or a lost lease at INFO through java.util.logging (the drivers'
-        // SLF4J logging is set to warnings by bin/distlock): a command prints what it did itself.
-        java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
-        for (java.util.logging.Handler h : java.util.logging.Logger.getLogger("").getHandlers()) {
-            h.setLevel(java.util.logging.Level.WARNING);
-        }
+        // The engine logs a revocation or a lost lease at INFO through java.util.logging: a command prints
+        // what it did itself, and a driver's warning is one line like the command's own failures.
+        DriverLogs.quiet();
         CommandLine cli = new CommandLine(new Main());
         cli.setOut(out);
         cli.setErr(err);
