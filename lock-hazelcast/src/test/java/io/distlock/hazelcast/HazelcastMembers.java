@@ -154,14 +154,16 @@ public final class HazelcastMembers {
     /**
      * Closes the CP session that holds {@code lockName} on the group with an operator's
      * {@code forceCloseSession} (run on a member); returns once the group has let go of the lock.
+     * Waits up to 10 s for the lock to be held first: TCK rule 4.19 calls this once a reply is held
+     * back on the client's links, and that reply can be another call's (a session heartbeat) while
+     * the acquire is still on its way to the group.
      *
-     * @param lockName a held lock's name
+     * @param lockName a lock's name, held or about to be
+     * @throws org.awaitility.core.ConditionTimeoutException if nobody holds it within 10 s
      */
     static void closeHoldersSession(String lockName) {
-        FencedLockGetLockOwnershipCodec.ResponseParameters owner = ownership(lockName);
-        if (owner.fence == 0) {
-            throw new IllegalStateException("'" + lockName + "' is not held: no session to close");
-        }
+        FencedLockGetLockOwnershipCodec.ResponseParameters owner = Awaitility.await("'" + lockName + "' held, so that its"
+                + " session can be closed").atMost(Duration.ofSeconds(10)).until(() -> ownership(lockName), now -> now.fence != 0);
         if (!HazelcastMemberTasks.forceCloseSession(cp(), "default", owner.sessionId)) {
             throw new IllegalStateException("CP session " + owner.sessionId + " of '" + lockName + "' was not open");
         }
