@@ -38,6 +38,7 @@ final class Peers implements AutoCloseable {
     static final String CLUSTER = "distlock Redis Cluster (3+3 nodes) tryAcquire+release";
     static final String CLUSTER_FLOOR = "floor: raw SET NX PX + EVALSHA compare-and-delete on the slot's primary (Redis Cluster)";
     static final String CLUSTER_SCRIPTS = "diagnostic: distlock's sharded scripts on one raw Jedis connection to the slot's primary (Redis Cluster)";
+    static final String CLUSTER_DRIVER = "diagnostic: Redis Cluster driver called directly (slot routing, pools, scripts; no engine)";
     static final String CLUSTER_REDISSON = "Redisson 4 RLock lock+unlock, cluster mode (3+3 nodes)";
     static final String CLUSTER_CONTENDED = "contended, 4 clients: distlock Redis Cluster (sharded notification)";
     static final String TAIR_SINGLE = "distlock single Redis tryAcquire+release on the Tair (CAS/CAD) server";
@@ -163,7 +164,8 @@ final class Peers implements AutoCloseable {
      * {@code redis-server} processes), beside the raw pair sent straight to the primary of its key's
      * slot and Redisson's {@code RLock} in cluster mode on the same cluster (the issue's targets:
      * p50 at most 1.05× that floor and 0.8× Redisson), distlock's own scripts sent the same way (what
-     * the scripts cost on a replicated primary, without the client), and a contended row whose
+     * the scripts cost on a replicated primary, without the client), its driver without the engine
+     * (what slot routing and the per-node pools add to the scripts), and a contended row whose
      * waiters are woken by sharded pub/sub.
      *
      * @return false if {@code redis-cluster://} is not installed
@@ -177,18 +179,42 @@ final class Peers implements AutoCloseable {
         for (int node = 0; node < cluster.size(); node++) {
             redisNodes.add(cluster.node(node));
         }
-        RedisServer floorPrimary = cluster.node(cluster.primaryOf(cluster.slot("floor:pair")));
+        // Every uncontended row on one primary: the floor's, so that a ratio compares the same
+        // processes (a primary and its replica), not the luck of which shares a core with the bench.
+        int primary = cluster.primaryOf(cluster.slot("floor:pair"));
+        RedisServer floorPrimary = cluster.node(primary);
         into.add(new Floor.Pair(CLUSTER_FLOOR, floorPrimary.host(), floorPrimary.port()));
-        RedisServer scriptsPrimary = cluster.node(cluster.primaryOf(cluster.slot(LockScripts.lockKey(ScriptsOnly.NAME))));
-        into.add(new ScriptsOnly(CLUSTER_SCRIPTS, scriptsPrimary.host(), scriptsPrimary.port(), true));
+        if (cluster.primaryOf(cluster.slot(LockScripts.lockKey(ScriptsOnly.NAME))) != primary) {
+            throw new IllegalStateException("the scripts row's lock '" + ScriptsOnly.NAME + "' is not on the floor's primary");
+        }
+        into.add(new ScriptsOnly(CLUSTER_SCRIPTS, floorPrimary.host(), floorPrimary.port(), true));
         String uri = "redis-cluster://" + String.join(",", cluster.seedEndpoints());
-        into.add(new DistlockUncontended(CLUSTER, uri, "cluster-uncontended", false));
+        into.add(DriverOnly.of(CLUSTER_DRIVER, uri, onPrimary(cluster, primary, "cluster-driver-only", LockScripts::lockKey)));
+        into.add(new DistlockUncontended(CLUSTER, uri, onPrimary(cluster, primary, "cluster-uncontended", LockScripts::lockKey), false));
         footprint("Redis Cluster, 3+3 nodes", uri);
-        into.add(RedissonUncontended.rLockOnCluster(CLUSTER_REDISSON, cluster.nodeEndpoints(), "redisson-cluster-uncontended"));
+        into.add(RedissonUncontended.rLockOnCluster(CLUSTER_REDISSON, cluster.nodeEndpoints(),
+                onPrimary(cluster, primary, "redisson-cluster-uncontended", name -> name)));
         into.add(new Contended(CLUSTER_CONTENDED, List.of(Contenders.distlock(uri, "cluster-contended"),
                 Contenders.distlock(uri, "cluster-contended"), Contenders.distlock(uri, "cluster-contended"),
                 Contenders.distlock(uri, "cluster-contended"))));
         return true;
+    }
+
+    /**
+     * @param cluster the cluster
+     * @param primary the node that must serve the lock
+     * @param base    the name wanted
+     * @param keyOf   the key a name locks (distlock's {@code distlock:{name}}, Redisson's the name)
+     * @return {@code base}, or the first of {@code base-1}, {@code base-2}, ... whose key is on {@code primary}
+     */
+    private static String onPrimary(io.distlock.tck.fixtures.RedisCluster cluster, int primary, String base,
+                                    java.util.function.UnaryOperator<String> keyOf) {
+        for (int i = 0; ; i++) {
+            String name = i == 0 ? base : base + "-" + i;
+            if (cluster.primaryOf(cluster.slot(keyOf.apply(name))) == primary) {
+                return name;
+            }
+        }
     }
 
     /**
