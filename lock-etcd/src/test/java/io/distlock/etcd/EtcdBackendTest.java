@@ -12,6 +12,7 @@ import io.distlock.spi.Grant;
 import io.distlock.spi.LockRequest;
 import io.distlock.tck.NodeFaults;
 import io.distlock.tck.fixtures.EtcdCluster;
+import io.distlock.tck.fixtures.FaultProxy;
 import io.distlock.tck.fixtures.FreePorts;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -328,6 +329,23 @@ class EtcdBackendTest {
                 // etcd closes the connection on a ClientHello: the JDK says "Remote host terminated the handshake".
                 .hasMessageContaining("TLS handshake with etcd member " + etcd.endpoints());
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+    }
+
+    /**
+     * The other side of the test above: a link that resets every connection (a dropped route, a
+     * firewall) also ends a TLS handshake with a reset, as etcd serving plain HTTP sometimes does; it
+     * answers nothing in plaintext either, so it is an outage, never a TLS refusal.
+     */
+    @Test
+    void tlsThroughALinkThatResetsEveryConnectionIsAnOutageNotATlsRefusal() {
+        try (FaultProxy link = FaultProxy.start("127.0.0.1", Integer.parseInt(etcd.memberEndpoints().get(0).split(":")[1]))) {
+            link.drop();
+            assertThatThrownBy(() -> Locks.connect("etcd://" + link.endpoint() + "/dropped?sessionTtl=2&tls=true",
+                    LockOptions.builder().connectTimeout(Duration.ofSeconds(2)).build()))
+                    .isInstanceOf(BackendUnavailableException.class)
+                    .hasMessageContaining(link.endpoint());
+            assertThat(link.requestsSent()).as("the link was tried").isPositive();
+        }
     }
 
     @Test

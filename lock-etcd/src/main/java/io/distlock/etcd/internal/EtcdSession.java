@@ -685,6 +685,8 @@ final class EtcdSession implements AutoCloseable {
         } else if (handshake.getClass().getName().endsWith("NotSslRecordException")
                 || text.contains("Unsupported or unrecognized SSL message") || text.contains("plaintext connection")) {
             reason = "the server does not speak TLS on this port";
+        } else if (text.contains("answers the HTTP/2 preface in plaintext")) {
+            reason = "the server does not speak TLS on this port (it answers in plaintext)";
         } else {
             reason = "the handshake was refused";
         }

@@ -4,13 +4,16 @@ import io.distlock.spi.TlsSettings;
 
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.SSLParameters;
 import javax.net.ssl.SSLSocket;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -67,11 +70,12 @@ final class TlsCheck {
         javax.net.ssl.SSLSocketFactory factory = tls.sslContext().getSocketFactory();
         CompletableFuture<Optional<Refusal>> verdict = new CompletableFuture<>();
         AtomicInteger undecided = new AtomicInteger(hosts.size());
+        long deadline = System.nanoTime() + timeout.toNanos();
         for (String host : hosts) {
             Thread thread = new Thread(() -> {
                 Object outcome = null;
                 try {
-                    outcome = handshake(factory, host, timeout);
+                    outcome = handshakeOrDropped(factory, host, deadline);
                 } finally {
                     if (outcome instanceof Refusal refusal) {
                         verdict.complete(Optional.of(refusal));
@@ -93,12 +97,67 @@ final class TlsCheck {
         }
     }
 
+    /**
+     * {@link #handshake}, and when the member drops it — accepts the connection and closes or resets
+     * it before the handshake ends — a look at whether the member speaks plaintext on the port: etcd
+     * serving plain HTTP there closes the connection on the ClientHello, with a FIN (the JDK then says
+     * "Remote host terminated the handshake", an {@link SSLException}, a refusal already) or, when it
+     * closed before it had read the whole ClientHello, with a reset (a plain "Connection reset"). A
+     * reset alone proves nothing (a dropped link resets too): only a member that answers the HTTP/2
+     * preface in plaintext is refused for it; otherwise the member counts as not reached, and the
+     * connect's first call reports what it finds.
+     *
+     * @return a {@link Refusal}, {@link #ACCEPTED} or {@link #UNREACHED}
+     */
+    private static Object handshakeOrDropped(javax.net.ssl.SSLSocketFactory factory, String host, long deadlineNanos) {
+        Object outcome = handshake(factory, host, Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())));
+        if (!(outcome instanceof Dropped dropped)) {
+            return outcome;
+        }
+        if (!answersPlaintext(host, Duration.ofNanos(Math.max(1, deadlineNanos - System.nanoTime())))) {
+            return UNREACHED;
+        }
+        SSLHandshakeException refusal = new SSLHandshakeException("the member dropped the TLS handshake (" + dropped.failure()
+                + ") and answers the HTTP/2 preface in plaintext");
+        refusal.initCause(dropped.failure());
+        return new Refusal(host, refusal);
+    }
+
+    /** A member that accepted the connection and closed or reset it before the handshake ended. */
+    private record Dropped(IOException failure) {
+    }
+
+    /**
+     * @return true if the member at {@code hostPort} answers the HTTP/2 connection preface, sent in
+     *         plaintext, with a frame (etcd's gRPC port answers with its SETTINGS) or an HTTP/1 status line
+     */
+    private static boolean answersPlaintext(String hostPort, Duration timeout) {
+        int colon = hostPort.lastIndexOf(':');
+        String host = hostPort.substring(0, colon);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        try (Socket plain = new Socket()) {
+            plain.connect(new InetSocketAddress(host, Integer.parseInt(hostPort.substring(colon + 1))), millis);
+            plain.setSoTimeout(millis);
+            plain.getOutputStream().write(PREFACE);
+            plain.getOutputStream().flush();
+            byte[] head = plain.getInputStream().readNBytes(9);
+            boolean settingsFrame = head.length == 9 && head[3] == 4; // frame type 4: SETTINGS
+            boolean http1 = head.length >= 5 && new String(head, 0, 5, StandardCharsets.US_ASCII).equals("HTTP/");
+            return settingsFrame || http1;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     /** A member that completed the handshake and answered the preface. */
     private static final Object ACCEPTED = new Object();
     /** A member that could not be reached, or did not answer in time. */
     private static final Object UNREACHED = new Object();
 
-    /** @return a {@link Refusal}, {@link #ACCEPTED} or {@link #UNREACHED} */
+    /** @return a {@link Refusal}, {@link Dropped}, {@link #ACCEPTED} or {@link #UNREACHED} */
     private static Object handshake(javax.net.ssl.SSLSocketFactory factory, String hostPort, Duration timeout) {
         int colon = hostPort.lastIndexOf(':');
         String host = hostPort.substring(0, colon);
@@ -108,7 +167,11 @@ final class TlsCheck {
         int port = Integer.parseInt(hostPort.substring(colon + 1));
         int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
         try (Socket plain = new Socket()) {
-            plain.connect(new InetSocketAddress(host, port), millis);
+            try {
+                plain.connect(new InetSocketAddress(host, port), millis);
+            } catch (IOException | RuntimeException e) {
+                return UNREACHED; // refused, unreachable or slow: the connect's first call reports it
+            }
             plain.setSoTimeout(millis);
             try (SSLSocket socket = (SSLSocket) factory.createSocket(plain, host, port, false)) {
                 SSLParameters parameters = socket.getSSLParameters();
@@ -118,7 +181,11 @@ final class TlsCheck {
                     parameters.setServerNames(List.of(new SNIHostName(host)));
                 }
                 socket.setSSLParameters(parameters);
-                socket.startHandshake();
+                try {
+                    socket.startHandshake();
+                } catch (SocketException | EOFException dropped) {
+                    return new Dropped(dropped); // closed or reset mid-handshake (a timeout is not a drop)
+                }
                 OutputStream out = socket.getOutputStream();
                 out.write(PREFACE);
                 out.flush();
