@@ -23,6 +23,11 @@ public interface SessionEnd {
      * hook: it must find out the way the backend lets it (its connection closed, a keep-alive
      * refused).
      *
+     * <p>Rule 4.19 calls it once a reply to the client is held back on its link, and that reply can be
+     * another call's (a keep-alive, a heartbeat) while the request has not reached the server yet: a
+     * hook waits for the grant to be on the server (within the environment's default timeout) before it
+     * ends the session, and fails only if none comes.
+     *
      * @param client   the client whose session ends
      * @param lockName the lock its session holds or was just granted
      */

@@ -132,14 +132,9 @@ final class TlsCheck {
      *         plaintext, with a frame (etcd's gRPC port answers with its SETTINGS) or an HTTP/1 status line
      */
     private static boolean answersPlaintext(String hostPort, Duration timeout) {
-        int colon = hostPort.lastIndexOf(':');
-        String host = hostPort.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        int millis = millis(timeout);
         try (Socket plain = new Socket()) {
-            plain.connect(new InetSocketAddress(host, Integer.parseInt(hostPort.substring(colon + 1))), millis);
+            plain.connect(new InetSocketAddress(host(hostPort), port(hostPort)), millis);
             plain.setSoTimeout(millis);
             plain.getOutputStream().write(PREFACE);
             plain.getOutputStream().flush();
@@ -152,6 +147,22 @@ final class TlsCheck {
         }
     }
 
+    /** @return the host of {@code host:port}, an IPv6 address without its brackets */
+    private static String host(String hostPort) {
+        String host = hostPort.substring(0, hostPort.lastIndexOf(':'));
+        return host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+    }
+
+    /** @return the port of {@code host:port} */
+    private static int port(String hostPort) {
+        return Integer.parseInt(hostPort.substring(hostPort.lastIndexOf(':') + 1));
+    }
+
+    /** @return {@code timeout} as a socket timeout: whole milliseconds, at least 1 */
+    private static int millis(Duration timeout) {
+        return (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+    }
+
     /** A member that completed the handshake and answered the preface. */
     private static final Object ACCEPTED = new Object();
     /** A member that could not be reached, or did not answer in time. */
@@ -159,13 +170,9 @@ final class TlsCheck {
 
     /** @return a {@link Refusal}, {@link Dropped}, {@link #ACCEPTED} or {@link #UNREACHED} */
     private static Object handshake(javax.net.ssl.SSLSocketFactory factory, String hostPort, Duration timeout) {
-        int colon = hostPort.lastIndexOf(':');
-        String host = hostPort.substring(0, colon);
-        if (host.startsWith("[") && host.endsWith("]")) {
-            host = host.substring(1, host.length() - 1);
-        }
-        int port = Integer.parseInt(hostPort.substring(colon + 1));
-        int millis = (int) Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+        String host = host(hostPort);
+        int port = port(hostPort);
+        int millis = millis(timeout);
         try (Socket plain = new Socket()) {
             try {
                 plain.connect(new InetSocketAddress(host, port), millis);
