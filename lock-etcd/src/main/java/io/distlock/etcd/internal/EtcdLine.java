@@ -106,11 +106,15 @@ final class EtcdLine {
      * Replaces what this request watches with {@code watcher}, which watches {@code target} for this
      * request's key as it is now.
      */
-    synchronized void watching(Wait watcher, ByteSequence target) {
-        stopWatching();
-        this.watcher = watcher;
-        this.watched = target;
-        this.watchedFor = createRevision;
+    void watching(Wait watcher, ByteSequence target) {
+        Wait replaced;
+        synchronized (this) {
+            replaced = this.watcher;
+            this.watcher = watcher;
+            this.watched = target;
+            this.watchedFor = createRevision;
+        }
+        closeOutside(replaced);
     }
 
     /**
@@ -130,11 +134,27 @@ final class EtcdLine {
         }
     }
 
-    synchronized void stopWatching() {
-        if (watcher != null) {
-            watcher.close();
+    void stopWatching() {
+        Wait stopped;
+        synchronized (this) {
+            stopped = watcher;
             watcher = null;
             watched = null;
+        }
+        closeOutside(stopped);
+    }
+
+    /**
+     * Closes a wait after this line's monitor is let go, never under it: closing a feed's
+     * subscription takes the feed's monitor, and a feed tells its subscriptions' lines (whose
+     * callbacks take this monitor) while it holds its own — closing under this monitor deadlocked
+     * a client's close against a watch event being delivered. A wait told after it was replaced
+     * finds another watcher here ({@link #watchBroke}) and changes nothing.
+     */
+    private void closeOutside(Wait wait) {
+        assert !Thread.holdsLock(this);
+        if (wait != null) {
+            wait.close();
         }
     }
 }

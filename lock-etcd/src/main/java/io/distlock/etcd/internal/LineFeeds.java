@@ -44,7 +44,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>A watch that breaks tells every subscription (its waiter looks at the server again) and is
  * started anew by the next one. Thread-safe; the subscriptions' callbacks run on jetcd's threads
- * and the subscribing one, and must not block.
+ * and the subscribing one, never under a feed's lock (they take their line's monitor, and a line
+ * closes its subscription, which takes the feed's lock), and must not block.
  */
 final class LineFeeds {
 
@@ -179,6 +180,7 @@ final class LineFeeds {
 
         EtcdLine.Wait add(Subscription subscription) {
             boolean told;
+            List<Subscription> reads = new ArrayList<>(1);
             synchronized (this) {
                 if (broken) {
                     told = true;
@@ -188,9 +190,10 @@ final class LineFeeds {
                     if (startedAfter == 0) {
                         return () -> remove(subscription); // decided once the watch is created
                     }
-                    told = decided(subscription);
+                    told = decided(subscription, reads);
                 }
             }
+            reads.forEach(this::readAgain);
             if (told) {
                 subscription.gone().run();
             }
@@ -203,32 +206,36 @@ final class LineFeeds {
 
         /**
          * Decides a new subscription from what the feed saw, under the lock: true if its key is known
-         * gone (it is removed); false if it waits — for the watch, or for the read of its key that
-         * this starts when the feed cannot tell.
+         * gone (it is removed); false if it waits — for the watch, or for a read of its key, added to
+         * {@code reads} when the feed cannot tell. The caller starts those reads after it lets the
+         * lock go: a read that fails at once (the client closing) tells the subscription's line on
+         * the calling thread, and a line's callback must never run under a feed's lock.
          */
-        private boolean decided(Subscription subscription) {
+        private boolean decided(Subscription subscription, List<Subscription> reads) {
             Long last = deleted.get(subscription.key());
             if (last != null && last > subscription.readAt()) {
                 subscriptions.remove(subscription);
                 return true;
             }
             if (subscription.readAt() < Math.max(startedAfter, forgotThrough)) {
-                readAgain(subscription); // a deletion between its read and what the feed covers would be unseen
+                reads.add(subscription); // a deletion between its read and what the feed covers would be unseen
             }
             return false;
         }
 
         private void created(long revision) {
             List<Subscription> gone = new ArrayList<>();
+            List<Subscription> reads = new ArrayList<>();
             synchronized (this) {
                 startedAfter = Math.max(revision, 1);
                 seen = Math.max(seen, revision);
                 for (Subscription subscription : new ArrayList<>(subscriptions)) {
-                    if (decided(subscription)) {
+                    if (decided(subscription, reads)) {
                         gone.add(subscription);
                     }
                 }
             }
+            reads.forEach(this::readAgain);
             gone.forEach(subscription -> subscription.gone().run());
         }
 
@@ -246,8 +253,12 @@ final class LineFeeds {
             gone.forEach(subscription -> subscription.gone().run());
         }
 
-        /** Reads the subscription's key: gone, another create revision, or no answer in time tells it. */
+        /**
+         * Reads the subscription's key: gone, another create revision, or no answer in time tells it.
+         * Called without the feed's lock (its answer may come on this thread).
+         */
         private void readAgain(Subscription subscription) {
+            assert !Thread.holdsLock(this);
             session.kv().get(subscription.key(), GetOption.builder().withKeysOnly(true).build())
                     .orTimeout(session.operationTimeout().toMillis(), TimeUnit.MILLISECONDS)
                     .whenComplete((read, error) -> {
