@@ -124,7 +124,8 @@ public final class Revocations implements AutoCloseable {
     /**
      * {@link #awaitListening(RedisNode)} for a grant on several servers (Redlock's quorum): waits, at
      * most {@value #CONFIRMATION_WAIT_MILLIS} ms in all, until {@code enough} of them confirmed the
-     * subscription (a revoke ends a lease on a quorum, and one notice is enough to hear it).
+     * subscription (Redlock asks for every node that granted: a revoke publishes on each node it
+     * reached, and one that reached a single node, the others silent, must still be heard).
      *
      * @param nodes  the servers the grant came from
      * @param enough how many confirmations are enough

@@ -181,6 +181,7 @@ public final class RedlockDriver implements LockDriver {
         int stale = 0;
         long retryAfterNanos = Long.MAX_VALUE;
         List<RedlockNode> mayHoldIt = new ArrayList<>();
+        List<RedisNode> grantedOn = new ArrayList<>();
         RuntimeException refused = null;
         long now = System.nanoTime();
         for (FanOut.Answer answer : answers) {
@@ -204,6 +205,7 @@ public final class RedlockDriver implements LockDriver {
                 mayHoldIt.add(answer.node());
                 if (answer.votes()) {
                     granted++;
+                    grantedOn.add(answer.node().redis);
                 } else {
                     waiting++;
                     retryAfterNanos = Math.min(retryAfterNanos, answer.node().untilVoting(now).toNanos());
@@ -221,7 +223,9 @@ public final class RedlockDriver implements LockDriver {
         long validityNanos = Validity.deadline(options, start, request.leaseTime()) - now;
         if (refused == null && granted >= quorum && validityNanos > 0) {
             revocations.granted(name, request.ownerToken(), ttl);
-            revocations.awaitListening(servers, quorum);
+            // Every node that holds the lease, not just a quorum of them: a revoke that reaches only
+            // one of them (the others silent) still publishes there, and the holder must hear it.
+            revocations.awaitListening(grantedOn, grantedOn.size());
             return Attempt.granted(new Grant(request, OptionalLong.empty(), null));
         }
         releaseOn(mayHoldIt, name, request.ownerToken());
