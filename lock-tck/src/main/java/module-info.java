@@ -10,6 +10,7 @@ module io.distlock.tck {
     requires awaitility;
     requires static org.slf4j;
     requires java.logging;
+    requires java.management;
 
     exports io.distlock.tck;
     // JUnit reaches the verification (its rules are default methods of package-private interfaces), its

@@ -138,7 +138,7 @@ interface InputRules extends RuleGroup {
         rig.awaitBlocked(waiter);
 
         long closed = System.nanoTime();
-        closing.close();
+        rig.closeWithin(closing, "the closing client");
 
         Throwable woken = rig.failure(waiter, rig.env.defaultTimeout());
         assertTrue(woken instanceof IllegalStateException, rig.msg("a waiter of a closed client did not throw"
@@ -159,7 +159,7 @@ interface InputRules extends RuleGroup {
         assertTrue(rig.track(other.lock(rig.name).tryAcquire(rig.env.shortLease())).isPresent(),
                 rig.msg("a lease held when its client closed was not released: another client could not acquire"));
         held.release(); // a no-op after close
-        closing.close(); // idempotent
+        rig.closeWithin(closing, "the closing client, a second time"); // idempotent
     }
 
     /** Rule 5.4 (see SPEC.md). */

@@ -304,7 +304,10 @@ public abstract class LockVerification implements SafetyRules, LeaseUseRules, Li
         SecurityRules.startCapture(rig);
     }
 
-    /** Closes every client, lease and thread the rule created. */
+    /**
+     * Closes every client, lease and thread the rule created; fails the rule if a client's
+     * {@code close()} never returns (a hang is reported, not waited for: the run goes on).
+     */
     @AfterEach
     public final void closeRule() {
         if (rig != null) {

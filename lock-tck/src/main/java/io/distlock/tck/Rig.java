@@ -6,7 +6,11 @@ import io.distlock.Feature;
 import io.distlock.LockClient;
 import io.distlock.Lease;
 
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
+import java.lang.management.ThreadMXBean;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -320,7 +324,81 @@ final class Rig implements AutoCloseable {
         }
     }
 
-    /** Stops waiter threads, releases every tracked lease, ends every child JVM, closes every client; never throws. */
+    /**
+     * How long a client's {@code close()} may take before the TCK calls it hung: three times the
+     * default timeout (15 s, scaled). {@code LockClient.close()} promises the client's operation
+     * timeout plus a second whatever the server does (rule 4.20 times that bound under a
+     * blackhole); a close past this generous bound is not slow but stuck — a deadlock, or a wait
+     * for something that will never come — which would otherwise stall the whole run.
+     */
+    Duration closeHangBound() {
+        return env.defaultTimeout().multipliedBy(3);
+    }
+
+    /**
+     * Closes {@code client} on a thread of its own and waits, at most {@link #closeHangBound()}, for
+     * it to return.
+     *
+     * @param whose what the rule calls the client, for the failure
+     * @throws AssertionError if it did not return in time, naming the frames it is stuck in and the
+     *                        threads the JVM finds deadlocked; its thread (a daemon) is left behind
+     *                        so that the run goes on
+     */
+    void closeWithin(LockClient client, String whose) {
+        Waiter<Boolean> closing = new Waiter<>("close-" + whose.replace(' ', '-'), rule, () -> {
+            client.close();
+            return true;
+        });
+        closing.thread.start();
+        Duration bound = closeHangBound();
+        try {
+            closing.result.get(bound.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw new AssertionError(msg("close() of " + whose + " did not return within " + TestEnvironment.millis(bound)
+                    + ": it never returned (LockClient.close() promises the operation timeout + 1 s, whatever the server"
+                    + " does). It was stuck in: " + frames(closing.thread.getStackTrace()) + deadlocks()));
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof RuntimeException runtime) {
+                throw runtime;
+            }
+            throw new AssertionError(msg("close() of " + whose + " failed: " + cause), cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(msg("interrupted while waiting for close() of " + whose), e);
+        }
+    }
+
+    /** @return the top frames of a stack, for a message */
+    private static String frames(StackTraceElement[] stack) {
+        return Arrays.stream(stack).limit(12).map(StackTraceElement::toString)
+                .collect(java.util.stream.Collectors.joining(" <- "));
+    }
+
+    /** @return the threads the JVM finds deadlocked on monitors or locks, each with what it waits for and who holds it */
+    private static String deadlocks() {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long[] ids = threads.findDeadlockedThreads();
+        if (ids == null) {
+            return "; no deadlock among monitors and locks (it waits for something else)";
+        }
+        StringBuilder text = new StringBuilder("; deadlocked threads:");
+        for (ThreadInfo info : threads.getThreadInfo(ids, true, true)) {
+            if (info != null) {
+                text.append(" [").append(info.getThreadName()).append(" waits for ").append(info.getLockName())
+                        .append(" held by ").append(info.getLockOwnerName()).append(", at ")
+                        .append(frames(info.getStackTrace())).append(']');
+            }
+        }
+        return text.toString();
+    }
+
+    /**
+     * Stops waiter threads, releases every tracked lease, ends every child JVM, closes every client.
+     *
+     * @throws AssertionError only if a client's close never returned ({@link #closeWithin}); the rest
+     *                        is best effort and never throws
+     */
     @Override
     public void close() {
         for (Waiter<?> waiter : waiters) {
@@ -345,12 +423,22 @@ final class Rig implements AutoCloseable {
             }
         }
         children.forEach(ChildClient::close); // each child's client releases what it holds
+        AssertionError hung = null;
         for (LockClient client : clients) {
             try {
-                client.close();
+                closeWithin(client, "a client of the rule");
+            } catch (AssertionError e) {
+                if (hung == null) {
+                    hung = e;
+                } else {
+                    hung.addSuppressed(e);
+                }
             } catch (RuntimeException ignored) {
                 // best effort
             }
+        }
+        if (hung != null) {
+            throw hung;
         }
     }
 }

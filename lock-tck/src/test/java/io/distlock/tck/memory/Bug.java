@@ -150,6 +150,13 @@ enum Bug {
      */
     SLOW_CLOSE("slow-close", Shape.ONE_LINK,
             fails("4.20", "something waited out another timeout")),
+    /**
+     * The driver's {@code close()} waits for its notification thread to finish while holding what
+     * that thread needs to deliver a change (a lock-order inversion, as etcd's client had between a
+     * request's line and a watch feed): once a waiter has watched for a change, close never returns.
+     */
+    HANGING_CLOSE("hanging-close", Shape.ONE_LINK,
+            fails("5.3", "it never returned")),
     /** An extension that got no answer is reported as lost: a short silence ends a lease that lives on. */
     TIMEOUT_AS_LOST("timeout-as-lost", Shape.ONE_LINK,
             fails("4.21", "a renewal nobody answered was reported as lost")),

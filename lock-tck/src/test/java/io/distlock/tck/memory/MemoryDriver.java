@@ -56,6 +56,8 @@ final class MemoryDriver implements LockDriver {
     private final long timeoutNanos;
     private final String clientId = UUID.randomUUID().toString();
     private final Set<Runnable> watchers = ConcurrentHashMap.newKeySet();
+    /** A watch was opened (the {@link Bug#HANGING_CLOSE} defect needs one). */
+    private volatile boolean watchedOnce;
 
     /** A session store's current session on the server (a new one once the server ended it). */
     private volatile long session;
@@ -371,6 +373,7 @@ final class MemoryDriver implements LockDriver {
             }
         };
         watchers.add(onChange);
+        watchedOnce = true;
         Watch watch = server.watch(name, heard);
         return () -> {
             watchers.remove(onChange);
@@ -457,6 +460,13 @@ final class MemoryDriver implements LockDriver {
 
     @Override
     public void close() {
+        if (bug == Bug.HANGING_CLOSE && watchedOnce) {
+            // The defect's effect: the notification thread it waits for waits for it in turn. Parked
+            // for good (a daemon thread of the TCK's, which reports the hang and goes on).
+            while (true) {
+                java.util.concurrent.locks.LockSupport.park(this);
+            }
+        }
         if (bug == Bug.SLOW_CLOSE) {
             try {
                 call("goodbye", () -> Boolean.TRUE); // the defect: an operation timeout more on a silent link
