@@ -20,6 +20,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -372,7 +373,7 @@ final class Rig implements AutoCloseable {
     /** @return the top frames of a stack, for a message */
     private static String frames(StackTraceElement[] stack) {
         return Arrays.stream(stack).limit(12).map(StackTraceElement::toString)
-                .collect(java.util.stream.Collectors.joining(" <- "));
+                .collect(Collectors.joining(" <- "));
     }
 
     /** @return the threads the JVM finds deadlocked on monitors or locks, each with what it waits for and who holds it */

@@ -122,36 +122,23 @@ public final class Revocations implements AutoCloseable {
     }
 
     /**
-     * {@link #awaitListening(RedisNode)} for a grant on several servers (Redlock's quorum): waits, at
-     * most {@value #CONFIRMATION_WAIT_MILLIS} ms in all, until {@code enough} of them confirmed the
-     * subscription (Redlock asks for every node that granted: a revoke publishes on each node it
-     * reached, and one that reached a single node, the others silent, must still be heard).
+     * {@link #awaitListening(RedisNode)} for a grant on several servers (Redlock's): waits, at most
+     * {@value #CONFIRMATION_WAIT_MILLIS} ms in all, until every one of them confirmed the
+     * subscription. Every one, not a quorum: a revoke publishes on each node it reached, and one
+     * that reached a single node (the others silent) must still be heard. A subscription that
+     * failed is not waited for.
      *
-     * @param nodes  the servers the grant came from
-     * @param enough how many confirmations are enough
+     * @param nodes the servers the grant came from
      */
-    public void awaitListening(List<RedisNode> nodes, int enough) {
-        List<java.util.concurrent.CompletableFuture<Void>> pending = new ArrayList<>();
-        int confirmed = 0;
+    public void awaitListening(List<RedisNode> nodes) {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONFIRMATION_WAIT_MILLIS);
         for (RedisNode node : nodes) {
             Watch watch = listening.get(node);
-            if (watch != null) {
-                java.util.concurrent.CompletableFuture<Void> active = watch.active().toCompletableFuture();
-                if (active.isDone() && !active.isCompletedExceptionally()) {
-                    confirmed++;
-                } else if (!active.isDone()) {
-                    pending.add(active);
-                }
-            }
-        }
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CONFIRMATION_WAIT_MILLIS);
-        for (java.util.concurrent.CompletableFuture<Void> active : pending) {
-            if (confirmed >= enough) {
-                return;
+            if (watch == null) {
+                continue;
             }
             try {
-                active.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                confirmed++;
+                watch.active().toCompletableFuture().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
                 // not confirmed (in time): the extension's marker check still ends a revoked lease
             } catch (InterruptedException e) {

@@ -225,7 +225,7 @@ public final class RedlockDriver implements LockDriver {
             revocations.granted(name, request.ownerToken(), ttl);
             // Every node that holds the lease, not just a quorum of them: a revoke that reaches only
             // one of them (the others silent) still publishes there, and the holder must hear it.
-            revocations.awaitListening(grantedOn, grantedOn.size());
+            revocations.awaitListening(grantedOn);
             return Attempt.granted(new Grant(request, OptionalLong.empty(), null));
         }
         releaseOn(mayHoldIt, name, request.ownerToken());
