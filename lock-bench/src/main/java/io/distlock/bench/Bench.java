@@ -23,7 +23,8 @@ import java.util.Locale;
  * lock-bench/bench.sh [options]
  * options: --smoke (seconds, checks the harness, not the numbers) | --runs N | --rounds N
  *          | --slice-ms N | --leases N (0: no scale rows) | --only REGEX (the rows whose whole name
- *          matches, scale rows included, besides the floors; e.g. '.*etcd.*') | --out FILE
+ *          matches, scale rows included, besides the floors of the backends kept; the servers of
+ *          every other backend are stopped before the first slice; e.g. '.*etcd.*') | --out FILE
  *          | --sequential (each row's rounds back to back, as JMH would: to compare the noise)
  * </pre>
  *
@@ -130,34 +131,38 @@ public final class Bench {
             try {
                 if (settings.smoke && settings.only == null) {
                     log.println(HazelcastPeers.LEFT_OUT_OF_SMOKE);
+                } else if (settings.only != null && HazelcastPeers.ROWS.stream().noneMatch(row -> selected(settings, row))
+                        && !footprintSelected(settings, HazelcastPeers.FOOTPRINT_CP)
+                        && !footprintSelected(settings, HazelcastPeers.FOOTPRINT_MAP)) {
+                    log.println("--only keeps no Hazelcast row: its members are not started");
                 } else {
                     peers.startHazelcast(log::println); // first: its members come up while the other servers start
                 }
                 Scenarios.redisSingle(redis, scenarios);
                 peers.footprint("single Redis", redis.uri());
                 Scenarios.redisHolds(redis, scenarios, log::println);
-                if (!peers.redlock(scenarios)) {
+                if (!peers.group("Redlock", scenarios, () -> peers.redlock(scenarios))) {
                     log.println("redlock:// is not installed: no Redlock row (add lock-redlock to lock-bench's dependencies)");
                 }
-                if (!peers.redisWait(scenarios)) {
+                if (!peers.group("Redis + WAIT", scenarios, () -> peers.redisWait(scenarios))) {
                     log.println("redis-wait:// is not installed: no Redis + WAIT rows (add lock-redis-wait to lock-bench's dependencies)");
                 }
-                if (!peers.redisCluster(scenarios)) {
+                if (!peers.group("Redis Cluster", scenarios, () -> peers.redisCluster(scenarios))) {
                     log.println("redis-cluster:// is not installed: no Redis Cluster rows (add lock-redis-cluster to lock-bench's dependencies)");
                 }
-                if (!peers.tair(scenarios)) {
+                if (!peers.group("Tair", scenarios, () -> peers.tair(scenarios))) {
                     log.println("tair:// is not installed: no Tair rows (add lock-tair to lock-bench's dependencies)");
                 }
-                if (!peers.zookeeper(scenarios, log::println)) {
+                if (!peers.group("ZooKeeper", scenarios, () -> peers.zookeeper(scenarios, log::println))) {
                     log.println("zookeeper:// is not installed: no ZooKeeper rows (add lock-zookeeper to lock-bench's dependencies)");
                 }
-                if (!peers.etcd(scenarios, log::println)) {
+                if (!peers.group("etcd", scenarios, () -> peers.etcd(scenarios, log::println))) {
                     log.println("etcd:// is not installed: no etcd rows (add lock-etcd to lock-bench's dependencies)");
                 } else {
                     environment += "; " + peers.etcdEnvironment();
                     log.println(peers.etcdEnvironment());
                 }
-                if (peers.hazelcast(scenarios)) {
+                if (peers.group("Hazelcast", scenarios, () -> peers.hazelcast(scenarios))) {
                     environment += "; " + peers.hazelcastEnvironment();
                     log.println(peers.hazelcastEnvironment());
                 }
@@ -168,6 +173,7 @@ public final class Bench {
                             s.close();
                         }
                     }
+                    peers.retireUnselected(scenarios, backend -> footprintSelected(settings, backend), log::println);
                 }
                 RenewalScale redisScale = new RenewalScale(settings.leases, settings.leaseTime);
                 boolean etcdScale = Peers.installed("etcd") && selected(settings, EtcdRenewalScale.name(settings.leases));
@@ -181,7 +187,7 @@ public final class Bench {
                         results.add(peers.etcdScale(settings.leases, settings.leaseTime));
                     }
                     for (Map.Entry<String, String> backend : peers.footprints().entrySet()) {
-                        if (settings.leases > 0 && selected(settings, Footprint.name(settings.leases, backend.getKey()))) {
+                        if (footprintSelected(settings, backend.getKey())) {
                             results.add(Footprint.run(backend.getKey(), backend.getValue(), settings.leases,
                                     settings.smoke ? Duration.ofMillis(200) : Footprint.LEASE_TIME, log::println));
                         }
@@ -208,6 +214,11 @@ public final class Bench {
         log.println(report.markdown());
         log.println(Targets.check(report));
         return report;
+    }
+
+    /** @return whether the run has a footprint row of {@code backend} ({@link Footprint#name}) and {@code --only} keeps it */
+    private static boolean footprintSelected(Settings settings, String backend) {
+        return settings.leases > 0 && selected(settings, Footprint.name(settings.leases, backend));
     }
 
     /** @return whether {@code --only} (a regular expression the whole row name must match) keeps the row */

@@ -51,6 +51,14 @@ final class HazelcastPeers implements AutoCloseable {
     static final String CONTENDED_DISTLOCK = "contended, 4 clients: distlock Hazelcast CP";
     static final String CONTENDED_FENCED_LOCK = "contended, 4 clients: Hazelcast 5.4 FencedLock";
 
+    /** The backends' names in the footprint rows ({@link Footprint#name}). */
+    static final String FOOTPRINT_CP = "Hazelcast CP";
+    static final String FOOTPRINT_MAP = "Hazelcast map";
+
+    /** Every row {@link #rows} adds. */
+    static final List<String> ROWS = List.of(DISTLOCK_CP, FENCED_LOCK, DRIVER_CP, DISTLOCK_MAP, DRIVER_MAP, IMAP,
+            CONTENDED_DISTLOCK, CONTENDED_FENCED_LOCK);
+
     /**
      * Why smoke mode leaves these rows out unless {@code --only} asks for them: the build runs smoke
      * mode in every build (BenchSmokeTest), and the members and twelve clients cost it more than the

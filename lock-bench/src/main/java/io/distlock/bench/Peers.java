@@ -19,6 +19,7 @@ import java.util.ServiceLoader;
 import java.util.StringJoiner;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * Rows of the backends that arrive as plugin modules, each beside its peer on servers of its own.
@@ -45,8 +46,12 @@ final class Peers implements AutoCloseable {
 
     private final List<AutoCloseable> servers = new ArrayList<>();
     private final List<RedisServer> redisNodes = new ArrayList<>();
+    /** Each backend's rows with the servers they run on ({@link #group}), for {@link #retireUnselected}. */
+    private final List<Group> groups = new ArrayList<>();
     private EtcdPeers etcd;
     private HazelcastPeers hazelcast;
+    /** Whether {@link #hazelcast}'s members are in {@link #servers} (from {@link #hazelcast(List)} on). */
+    private boolean hazelcastListed;
     private EtcdCluster etcdScale;
     /** Backend → its URI on the bench's servers, for the footprint rows ({@link Footprint}), in row order. */
     private final Map<String, String> footprints = new LinkedHashMap<>();
@@ -64,6 +69,75 @@ final class Peers implements AutoCloseable {
     /** @return the Redis servers started here (their CPU is counted with the rows that use them) */
     List<RedisServer> redisServers() {
         return List.copyOf(redisNodes);
+    }
+
+    /** A backend's part of the bench: the rows it added, the servers it started, its footprint rows. */
+    private record Group(String backend, List<Scenario> rows, List<AutoCloseable> servers, List<RedisServer> redisNodes, List<String> footprints) {
+    }
+
+    /** Builds one backend's rows ({@link #redlock}, {@link #etcd}, ...), as {@link #group} calls it. */
+    @FunctionalInterface
+    interface Rows {
+        boolean add() throws Exception;
+    }
+
+    /**
+     * Runs {@code rows}, one of this class's methods that adds a backend's rows to {@code into}, and
+     * notes what it added and started, so that {@link #retireUnselected} can stop its servers when
+     * {@code --only} keeps none of its rows.
+     *
+     * @param backend what the rows measure, for the log
+     * @return what {@code rows} returned
+     */
+    boolean group(String backend, List<Scenario> into, Rows rows) throws Exception {
+        int scenarioCount = into.size();
+        int serverCount = servers.size();
+        int nodeCount = redisNodes.size();
+        List<String> footprintsBefore = List.copyOf(footprints.keySet());
+        boolean added = rows.add();
+        groups.add(new Group(backend, List.copyOf(into.subList(scenarioCount, into.size())),
+                List.copyOf(servers.subList(serverCount, servers.size())),
+                List.copyOf(redisNodes.subList(nodeCount, redisNodes.size())),
+                footprints.keySet().stream().filter(f -> !footprintsBefore.contains(f)).toList()));
+        return added;
+    }
+
+    /**
+     * Stops the servers of every {@linkplain #group group} none of whose rows {@code --only} kept:
+     * idle servers still take the 2 cores' time (a Hazelcast member's heartbeats, a cluster's gossip,
+     * an in-process ZooKeeper), which is noise in the rows measured. A group's floor rows, which
+     * {@code --only} keeps whatever it says, go with it: a floor is there to compare its backend's
+     * rows.
+     *
+     * @param into the rows left after {@code --only}; the retired groups' floors are closed and removed
+     * @param kept whether {@code --only} keeps a backend's {@linkplain #footprints() footprint} row
+     * @param told told of each group retired
+     */
+    void retireUnselected(List<Scenario> into, Predicate<String> kept, Consumer<String> told) {
+        for (Group group : List.copyOf(groups)) {
+            boolean wanted = group.rows().stream().anyMatch(r -> !r.name().startsWith("floor:") && into.contains(r))
+                    || group.footprints().stream().anyMatch(kept);
+            if (wanted || group.servers().isEmpty()) {
+                continue;
+            }
+            for (Scenario row : group.rows()) {
+                if (into.remove(row)) {
+                    row.close();
+                }
+            }
+            for (AutoCloseable server : group.servers()) {
+                try {
+                    server.close();
+                } catch (Exception e) {
+                    told.accept("closing " + server + " failed: " + e);
+                }
+            }
+            servers.removeAll(group.servers());
+            redisNodes.removeAll(group.redisNodes());
+            group.footprints().forEach(footprints::remove);
+            groups.remove(group);
+            told.accept("stopped the " + group.backend() + " rows' servers: --only keeps none of those rows");
+        }
     }
 
     static boolean installed(String scheme) {
@@ -312,9 +386,6 @@ final class Peers implements AutoCloseable {
             return;
         }
         hazelcast = HazelcastPeers.start(absent);
-        if (hazelcast != null) {
-            servers.add(hazelcast);
-        }
     }
 
     /**
@@ -328,9 +399,12 @@ final class Peers implements AutoCloseable {
         if (hazelcast == null) {
             return false;
         }
+        // Listed here, not when they were started: the group this call runs in (see group) holds them.
+        servers.add(hazelcast);
+        hazelcastListed = true;
         hazelcast.rows(into);
-        footprint("Hazelcast CP", hazelcast.uri("hazelcast"));
-        footprint("Hazelcast map", hazelcast.uri("hazelcast-map"));
+        footprint(HazelcastPeers.FOOTPRINT_CP, hazelcast.uri("hazelcast"));
+        footprint(HazelcastPeers.FOOTPRINT_MAP, hazelcast.uri("hazelcast-map"));
         return true;
     }
 
@@ -359,6 +433,9 @@ final class Peers implements AutoCloseable {
 
     @Override
     public void close() {
+        if (hazelcast != null && !hazelcastListed) {
+            servers.add(hazelcast);
+        }
         for (AutoCloseable server : servers) {
             try {
                 server.close();

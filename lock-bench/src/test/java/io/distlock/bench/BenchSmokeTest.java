@@ -8,6 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 import org.junit.jupiter.api.Test;
@@ -107,6 +108,32 @@ class BenchSmokeTest {
                 Contended.REGRANTS);
         assertThat(out).containsPattern("contended: [0-9.]+ % of grants back to the client that had just released \\(target ≤ 25 %\\)")
                 .containsPattern("contended hand-off p50 [0-9.]+× Redisson RLock's \\(target ≤ 0\\.4×\\)");
+    }
+
+    @Test
+    void onlyStopsTheServersOfTheBackendsWhoseRowsItLeavesOut() throws Exception {
+        assertThat(Peers.installed("tair")).as("lock-tair on the bench's runtime path").isTrue();
+        Bench.Settings settings = Bench.Settings.smoke();
+        settings.only = ".*Tair.*";
+        settings.leases = 0;
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        Report report = Bench.run(settings, new PrintStream(log, true, StandardCharsets.UTF_8));
+
+        assertThat(report.rowNames()).contains(Peers.TAIR, Peers.TAIR_SINGLE)
+                .as("the floors of the backends left out go with them")
+                .doesNotContain(Peers.CLUSTER_FLOOR, RawFanOutPair.label(5), EtcdPeers.FLOOR, Peers.REDLOCK)
+                .doesNotContainAnyElementsOf(HazelcastPeers.ROWS);
+        assertThat(report.rowNames()).as("the single-Redis floors stay: every row is set against them").contains(Report.PAIR);
+        String out = out(log);
+        assertThat(out).contains("--only keeps no Hazelcast row: its members are not started");
+        Map<String, String> schemes = Map.of("Redlock", "redlock", "Redis + WAIT", "redis-wait", "Redis Cluster", "redis-cluster",
+                "ZooKeeper", "zookeeper", "etcd", "etcd");
+        schemes.forEach((backend, scheme) -> {
+            if (Peers.installed(scheme)) {
+                assertThat(out).contains("stopped the " + backend + " rows' servers: --only keeps none of those rows");
+            }
+        });
+        assertThat(out).doesNotContain("stopped the Tair rows' servers");
     }
 
     /**
