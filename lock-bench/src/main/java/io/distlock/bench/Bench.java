@@ -158,14 +158,8 @@ public final class Bench {
                 }
                 if (!peers.group("etcd", scenarios, () -> peers.etcd(scenarios, log::println))) {
                     log.println("etcd:// is not installed: no etcd rows (add lock-etcd to lock-bench's dependencies)");
-                } else {
-                    environment += "; " + peers.etcdEnvironment();
-                    log.println(peers.etcdEnvironment());
                 }
-                if (peers.group("Hazelcast", scenarios, () -> peers.hazelcast(scenarios))) {
-                    environment += "; " + peers.hazelcastEnvironment();
-                    log.println(peers.hazelcastEnvironment());
-                }
+                peers.group("Hazelcast", scenarios, () -> peers.hazelcast(scenarios));
                 if (settings.only != null) {
                     for (Scenario s : List.copyOf(scenarios)) {
                         if (!selected(settings, s.name()) && !s.name().startsWith("floor:")) {
@@ -174,6 +168,12 @@ public final class Bench {
                         }
                     }
                     peers.retireUnselected(scenarios, backend -> footprintSelected(settings, backend), log::println);
+                }
+                for (String servers : List.of(peers.etcdEnvironment(), peers.hazelcastEnvironment())) {
+                    if (!servers.isEmpty()) { // empty: not installed, or stopped by --only
+                        environment += "; " + servers;
+                        log.println(servers);
+                    }
                 }
                 RenewalScale redisScale = new RenewalScale(settings.leases, settings.leaseTime);
                 boolean etcdScale = Peers.installed("etcd") && selected(settings, EtcdRenewalScale.name(settings.leases));

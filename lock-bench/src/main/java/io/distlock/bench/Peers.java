@@ -133,6 +133,12 @@ final class Peers implements AutoCloseable {
                 }
             }
             servers.removeAll(group.servers());
+            if (etcd != null && group.servers().contains(etcd)) {
+                etcd = null;
+            }
+            if (hazelcast != null && group.servers().contains(hazelcast)) {
+                hazelcast = null;
+            }
             redisNodes.removeAll(group.redisNodes());
             group.footprints().forEach(footprints::remove);
             groups.remove(group);
@@ -408,12 +414,12 @@ final class Peers implements AutoCloseable {
         return true;
     }
 
-    /** @return the Hazelcast members' and client's versions, for the environment line; empty without Hazelcast rows */
+    /** @return the Hazelcast members' and client's versions, for the environment line; empty without Hazelcast rows (or once stopped) */
     String hazelcastEnvironment() {
         return hazelcast == null ? "" : hazelcast.environment();
     }
 
-    /** @return the etcd member's version and setup, for the environment line; empty without etcd rows */
+    /** @return the etcd member's version and setup, for the environment line; empty without etcd rows (or once stopped) */
     String etcdEnvironment() {
         return etcd == null ? "" : etcd.environment();
     }

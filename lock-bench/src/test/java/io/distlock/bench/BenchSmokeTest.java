@@ -134,6 +134,8 @@ class BenchSmokeTest {
             }
         });
         assertThat(out).doesNotContain("stopped the Tair rows' servers");
+        assertThat(report.environment()).as("the servers stopped are not described as the rows' setup")
+                .doesNotContain("etcd ").doesNotContain("Hazelcast ");
     }
 
     /**
