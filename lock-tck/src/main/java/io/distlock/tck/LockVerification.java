@@ -73,6 +73,10 @@ public abstract class LockVerification implements SafetyRules, LeaseUseRules, Li
     @RegisterExtension
     static final Extension RULES = new RuleFilter();
 
+    /** Fails a rule that has not ended within a generous bound instead of hanging the run ({@link RuleBound}). */
+    @RegisterExtension
+    static final Extension BOUND = new RuleBound();
+
     /**
      * Put this string wherever a password goes in {@link #malformedUris()} and
      * {@link #unreachableUri()}: rules 5.4 and 5.5 check that no message shows it.

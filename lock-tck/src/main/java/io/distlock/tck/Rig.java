@@ -6,11 +6,7 @@ import io.distlock.Feature;
 import io.distlock.LockClient;
 import io.distlock.Lease;
 
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
-import java.lang.management.ThreadMXBean;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -20,7 +16,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -357,7 +352,7 @@ final class Rig implements AutoCloseable {
         } catch (TimeoutException e) {
             throw new AssertionError(msg("close() of " + whose + " did not return within " + TestEnvironment.millis(bound)
                     + ": it never returned (LockClient.close() promises the operation timeout + 1 s, whatever the server"
-                    + " does). It was stuck in: " + frames(closing.thread.getStackTrace()) + deadlocks()));
+                    + " does). It was stuck in: " + RuleBound.frames(closing.thread.getStackTrace()) + RuleBound.deadlocks()));
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof RuntimeException runtime) {
@@ -368,30 +363,6 @@ final class Rig implements AutoCloseable {
             Thread.currentThread().interrupt();
             throw new AssertionError(msg("interrupted while waiting for close() of " + whose), e);
         }
-    }
-
-    /** @return the top frames of a stack, for a message */
-    private static String frames(StackTraceElement[] stack) {
-        return Arrays.stream(stack).limit(12).map(StackTraceElement::toString)
-                .collect(Collectors.joining(" <- "));
-    }
-
-    /** @return the threads the JVM finds deadlocked on monitors or locks, each with what it waits for and who holds it */
-    private static String deadlocks() {
-        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        long[] ids = threads.findDeadlockedThreads();
-        if (ids == null) {
-            return "; no deadlock among monitors and locks (it waits for something else)";
-        }
-        StringBuilder text = new StringBuilder("; deadlocked threads:");
-        for (ThreadInfo info : threads.getThreadInfo(ids, true, true)) {
-            if (info != null) {
-                text.append(" [").append(info.getThreadName()).append(" waits for ").append(info.getLockName())
-                        .append(" held by ").append(info.getLockOwnerName()).append(", at ")
-                        .append(frames(info.getStackTrace())).append(']');
-            }
-        }
-        return text.toString();
     }
 
     /**

@@ -45,6 +45,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 abstract class BrokenVariantCheck {
 
+    /** {@code RuleBound}'s parameter: how long a rule may run before it fails as hung, in seconds. */
+    private static final String RULE_BOUND = "distlock.tck.ruleBoundSeconds";
+
     @TempDir
     Path reports;
 
@@ -65,6 +68,9 @@ abstract class BrokenVariantCheck {
         EngineExecutionResults results = EngineTestKit.engine("junit-jupiter")
                 .configurationParameter("distlock.tck.reportDir", reports.toString())
                 .configurationParameter(Variant.BUG, bug.name())
+                // A variant whose rule hangs is failed by the rule's bound: 10 s, not the default
+                // five minutes, for the build's time (the rule itself takes well under a second).
+                .configurationParameter(RULE_BOUND, bug == Bug.HANGING_ACQUIRE ? "10" : "")
                 .selectors(DiscoverySelectors.selectMethod(Variant.class, method))
                 .execute();
 

@@ -157,6 +157,14 @@ enum Bug {
      */
     HANGING_CLOSE("hanging-close", Shape.ONE_LINK,
             fails("5.3", "it never returned")),
+    /**
+     * A busy lock's try waits, with no deadline and deaf to interrupts, for a release notice (a blocking
+     * wait in place of a try, as a driver that reads a subscription without a timeout): while the holder
+     * keeps the lock, the caller's thread never comes back, whatever its maxWait. Only the client's close
+     * ends the wait.
+     */
+    HANGING_ACQUIRE("hanging-acquire", Shape.ONE_LINK,
+            fails("2.3", "the rule did not end within")),
     /** An extension that got no answer is reported as lost: a short silence ends a lease that lives on. */
     TIMEOUT_AS_LOST("timeout-as-lost", Shape.ONE_LINK,
             fails("4.21", "a renewal nobody answered was reported as lost")),

@@ -58,6 +58,8 @@ final class MemoryDriver implements LockDriver {
     private final Set<Runnable> watchers = ConcurrentHashMap.newKeySet();
     /** A watch was opened (the {@link Bug#HANGING_CLOSE} defect needs one). */
     private volatile boolean watchedOnce;
+    /** Set by {@link #close()}: ends the {@link Bug#HANGING_ACQUIRE} defect's wait. */
+    private volatile boolean closed;
 
     /** A session store's current session on the server (a new one once the server ended it). */
     private volatile long session;
@@ -203,6 +205,13 @@ final class MemoryDriver implements LockDriver {
                 return Attempt.busy(); // the defect: no answer taken for contention
             }
             throw e;
+        }
+        if (!answer.granted() && bug == Bug.HANGING_ACQUIRE) {
+            // The defect: wait for a release notice this server never sends, with no deadline, through
+            // interrupts; only the client's close lets the thread go.
+            while (!closed) {
+                java.util.concurrent.locks.LockSupport.parkNanos(this, java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(10));
+            }
         }
         if (answer.granted() && bug == Bug.LATE_GRANT_AS_BUSY && System.nanoTime() - sent > request.leaseTime().toNanos()) {
             // The defect: a grant that came back too late to use is deleted and taken for contention.
@@ -460,6 +469,7 @@ final class MemoryDriver implements LockDriver {
 
     @Override
     public void close() {
+        closed = true;
         if (bug == Bug.HANGING_CLOSE && watchedOnce) {
             // The defect's effect: the notification thread it waits for waits for it in turn. Parked
             // for good (a daemon thread of the TCK's, which reports the hang and goes on).
