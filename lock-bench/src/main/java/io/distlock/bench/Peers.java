@@ -50,8 +50,6 @@ final class Peers implements AutoCloseable {
     private final List<Group> groups = new ArrayList<>();
     private EtcdPeers etcd;
     private HazelcastPeers hazelcast;
-    /** Whether {@link #hazelcast}'s members are in {@link #servers} (from {@link #hazelcast(List)} on). */
-    private boolean hazelcastListed;
     private EtcdCluster etcdScale;
     /** Backend → its URI on the bench's servers, for the footprint rows ({@link Footprint}), in row order. */
     private final Map<String, String> footprints = new LinkedHashMap<>();
@@ -407,7 +405,6 @@ final class Peers implements AutoCloseable {
         }
         // Listed here, not when they were started: the group this call runs in (see group) holds them.
         servers.add(hazelcast);
-        hazelcastListed = true;
         hazelcast.rows(into);
         footprint(HazelcastPeers.FOOTPRINT_CP, hazelcast.uri("hazelcast"));
         footprint(HazelcastPeers.FOOTPRINT_MAP, hazelcast.uri("hazelcast-map"));
@@ -439,7 +436,7 @@ final class Peers implements AutoCloseable {
 
     @Override
     public void close() {
-        if (hazelcast != null && !hazelcastListed) {
+        if (hazelcast != null && !servers.contains(hazelcast)) { // started, and no row was built on them
             servers.add(hazelcast);
         }
         for (AutoCloseable server : servers) {
