@@ -24,9 +24,10 @@ import java.util.concurrent.RejectedExecutionException;
  *
  * <p>Renewals are batched: when some lease is due, every auto-renewing lease at least a sixth into
  * its lease joins the same {@link io.distlock.spi.LockDriver#extendAll} call, so leases drift into
- * a few shared batches instead of one round trip each. A lease whose extension is already in
- * flight (the caller's {@code extend}, or an earlier batch) is left out; whoever holds its
- * extension permit reschedules it.
+ * a few shared batches instead of one round trip each; leases due while a batch still waits for an
+ * I/O thread join that batch. A lease whose extension is already in flight (the caller's
+ * {@code extend}, or an earlier batch) is left out; whoever holds its extension permit reschedules
+ * it.
  *
  * <p>Outcomes: extended — validity is recomputed from the batch's send time; lost — the lease is
  * lost ({@link Lease.LossReason#NOT_HELD}); unknown — retried soon (a tenth of the lease later),
@@ -48,6 +49,15 @@ final class LeaseKeeper {
     private int size;
     private EngineRuntime.Cancellable wake;
     private long wakeAt;
+    /**
+     * The renewal batch handed to the I/O executor and not started yet: leases that come due
+     * meanwhile join it rather than queue a batch of their own. While every I/O thread waits on the
+     * server, one small batch per due lease would queue up, each paying its own round trips, and
+     * renewals would fall further behind the more leases there are (1,000 auto-renewed map-lock
+     * leases with 20 ms round trips, two per extension, were lost that way); merged, a slow server
+     * costs a few large batches.
+     */
+    private List<EngineLease> queued;
 
     LeaseKeeper(ClientState state, Events events, DriverCalls calls) {
         this.state = state;
@@ -239,10 +249,36 @@ final class LeaseKeeper {
         if (batch.isEmpty()) {
             return;
         }
+        synchronized (this) {
+            if (queued != null) {
+                queued.addAll(batch); // a batch waits for an I/O thread: these go with it
+                return;
+            }
+            queued = batch;
+        }
         try {
-            state.runtime().io().execute(() -> renewAll(batch));
+            state.runtime().io().execute(this::renewQueued);
         } catch (RejectedExecutionException closing) {
-            batch.forEach(EngineLease::endRenewal);
+            List<EngineLease> dropped;
+            synchronized (this) {
+                dropped = queued;
+                queued = null;
+            }
+            if (dropped != null) {
+                dropped.forEach(EngineLease::endRenewal);
+            }
+        }
+    }
+
+    /** On the I/O executor: takes the batch that was waiting for a thread, with the leases that joined it, and renews it. */
+    private void renewQueued() {
+        List<EngineLease> batch;
+        synchronized (this) {
+            batch = queued;
+            queued = null;
+        }
+        if (batch != null) {
+            renewAll(batch);
         }
     }
 

@@ -70,6 +70,31 @@ class EngineExtensionTest {
     }
 
     @Test
+    void leasesDueWhileTheIoThreadIsBusyAreRenewedInOneBatch() throws Exception {
+        // One I/O thread, held by the first lease's renewal (a slow server). The other two leases come
+        // due one after the other, each too early in its lease to join the batch before it: the second
+        // lease's batch waits for the thread, and the third lease joins it rather than queue its own.
+        CountDownLatch slowServer = new CountDownLatch(1);
+        driver.extendGate = slowServer;
+        Lease first = client.lock("busy-first").tryAcquire(LEASE).orElseThrow().autoRenew();
+        runtime.advance(TimeUnit.MILLISECONDS.toNanos(600));
+        Lease second = client.lock("busy-second").tryAcquire(LEASE).orElseThrow().autoRenew();
+        runtime.advance(TimeUnit.MILLISECONDS.toNanos(700)); // t = 1.3 s: the first lease's renewal went out at 1 s, and hangs
+        await().atMost(Duration.ofSeconds(5)).until(() -> driver.extensionsInFlight.get() == 1);
+        Lease third = client.lock("busy-third").tryAcquire(LEASE).orElseThrow().autoRenew();
+        runtime.advance(TimeUnit.MILLISECONDS.toNanos(400)); // t = 1.7 s: the second is due; the third, 0.4 s in, is not
+        runtime.advance(TimeUnit.MILLISECONDS.toNanos(700)); // t = 2.4 s: the third is due, the first still valid
+        assertThat(driver.count("extendAll")).as("still the first lease's batch only").isEqualTo(1);
+        slowServer.countDown();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> driver.count("extendAll") >= 2 && driver.extensionsInFlight.get() == 0);
+        assertThat(driver.calls.stream().filter(call -> call.startsWith("extendAll")).toList())
+                .as("the first lease's batch, then one with both leases that came due while it hung")
+                .containsExactly("extendAll 1", "extendAll 2");
+        assertThat(List.of(first, second, third)).allMatch(Lease::isValid);
+    }
+
+    @Test
     void anUnknownExtendThrowsAndKeepsTheLeaseAsItWas() {
         Lease lease = client.lock("unknown").tryAcquire(LEASE).orElseThrow();
         Duration before = lease.remaining();
