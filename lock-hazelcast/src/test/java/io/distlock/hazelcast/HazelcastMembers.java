@@ -190,7 +190,7 @@ public final class HazelcastMembers {
      *
      * @param lockName a lock's name
      */
-    static void forceUnlock(String lockName) {
+    public static void forceUnlock(String lockName) {
         communityOperator().getMap(HazelcastEndpoint.DEFAULT_MAP).forceUnlock(lockName);
     }
 

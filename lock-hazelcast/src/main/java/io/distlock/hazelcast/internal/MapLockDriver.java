@@ -1,7 +1,6 @@
 package io.distlock.hazelcast.internal;
 
 import com.hazelcast.client.impl.protocol.ClientMessage;
-import com.hazelcast.client.impl.protocol.codec.MapIsLockedCodec;
 import com.hazelcast.client.impl.protocol.codec.MapTryLockCodec;
 import com.hazelcast.client.impl.protocol.codec.MapUnlockCodec;
 import com.hazelcast.internal.serialization.Data;
@@ -38,17 +37,19 @@ import java.util.concurrent.atomic.AtomicLong;
  * consensus and no fence, so a split brain (or a member lost with the backup) can give it to two
  * holders: an EFFICIENCY lock.
  *
- * <p><b>Three holds, so that an extension can check its owner.</b> The map lock has no "extend if it
+ * <p><b>One hold, and an owner check that changes nothing.</b> The map lock has no "extend if it
  * is mine": the only way to set a new lease is to lock again, which an owner does re-entrantly — and
- * which a non-owner does too when the lock is free (after a loss the holder was not told of). So an
- * acquire takes the lock {@link #HOLDS} times (pipelined tries, one round trip), and an extension
- * sends an unlock, a look at whether the lock is still held, and a try: the unlock succeeds only for
- * the owner (the member checks it; one hold goes, the others keep the lock held), and the try takes
- * the hold back with the new lease. A lock that was not the grant's any more fails the unlock: lost,
- * never silently taken again. Two holds would be enough for the check; the third absorbs the unlock
- * of an extension whose answers were lost and whose try never reached the member (see
- * {@link #HOLDS}). A release unlocks every hold, or, after an unknown outcome, until the member says
- * the owner holds nothing.
+ * which a non-owner does too when the lock is free (after a loss the holder was not told of). What
+ * tells them apart is the member's answer to a repeated unlock: each lock call carries a reference
+ * id, and an unlock whose id is the one of the call that last changed the lock is answered as done
+ * again, with nothing taken (how Hazelcast makes a re-sent unlock harmless) — but only to the lock's
+ * owner. So a grant takes the lock once (one try, as {@code IMap.lock} does), a release gives it
+ * back once, and an extension is a try with the new lease (the owner re-enters: two holds), then,
+ * once that is answered, one unlock sent twice: the first gives back the hold the try added, the
+ * second is the owner check. If the lock had been lost and was free, the try took it and the first
+ * unlock freed it again: the second is refused, the lease is lost, and nothing is left held. The try
+ * goes alone, before the unlocks: while the key's partition moves, an unlock can be applied where the
+ * try before it was refused, and would then take the grant's only hold (see {@link #extendAll}).
  *
  * <p><b>Bound to the connection, as a session is.</b> A member gives up the locks of a client that
  * has no connection to any member at its next client cleanup: every
@@ -78,19 +79,9 @@ public final class MapLockDriver implements LockDriver {
     /** The latest the member ends a hold after its lease time: the margin, and a second of its scheduler's lateness. */
     private static final Duration BACKSTOP = Duration.ofMillis(SERVER_LEASE_MARGIN_MILLIS + 1_000);
 
-    /**
-     * How many times a grant takes the lock. An extension's owner check unlocks one hold and looks
-     * whether the lock is still held, so a grant needs two. An extension held back in a network
-     * silence can reach the member in part, later: its unlock without its try (the connection reset
-     * after its first bytes were through), leaving one hold fewer. With two, the next extension's
-     * unlock then freed the lock and reported a lease lost that had lived through the silence (TCK rule
-     * 4.21 caught it under load, once in a clean-clone CI run); the third hold absorbs such an unlock,
-     * and the extension after one that got no answer takes one more hold back ({@link Hold#restore}).
-     */
-    static final int HOLDS = 3;
     /** Holds an abandon undoes at most (acquires and extensions whose answers were lost can leave extra ones). */
     private static final int MAX_UNLOCKS = 64;
-    /** Leases of one renewal tick whose extensions are sent before their answers are awaited (three or four messages each). */
+    /** Leases of one renewal tick whose extensions' messages are sent before their answers are awaited. */
     private static final int RENEWALS_IN_FLIGHT = 300;
     /** How often the holds are checked again while the leases are suspended and the client is connected. */
     private static final long RECHECK_MILLIS = 250;
@@ -110,11 +101,11 @@ public final class MapLockDriver implements LockDriver {
         final AtomicLong expiresAt;
 
         /**
-         * An extension of this hold got no answer: its unlock may reach the member without its try, so
-         * the next extension takes one hold more than it gives back. Only read and written by the call
-         * that has entered the hold.
+         * Released: an extension that entered the hold after the release (a renewal sent just before
+         * it) sends nothing — its try would take the lock again, if only until its unlock. Only read and
+         * written by the call that has entered the hold.
          */
-        boolean restore;
+        boolean released;
 
         /** One call of this driver is working on the hold: the calls of one hold never interleave. */
         private boolean busy;
@@ -128,8 +119,8 @@ public final class MapLockDriver implements LockDriver {
 
         /**
          * Takes the hold for one call (an extension, a release, a check), waiting for the call on it
-         * before to end. Extensions interleaved would unlock holds before any takes one back, and could
-         * free the lock in between. Not interruptible: the call before ends within the
+         * before to end. Interleaved, one call's unlock could give back the hold another's try had not
+         * added yet, and free the lock. Not interruptible: the call before ends within the
          * operation timeout.
          */
         synchronized void enter() {
@@ -162,12 +153,13 @@ public final class MapLockDriver implements LockDriver {
         }
     }
 
-    /**
-     * An extension's messages to the hold's partition, sent ({@link #send}); their answers to come. The
-     * tries are one, or two when the hold is restored ({@link Hold#restore}).
-     */
-    private record Rehold(Hold hold, CompletableFuture<ClientMessage> unlock, CompletableFuture<ClientMessage> stillLocked,
-                          List<CompletableFuture<ClientMessage>> relocks, long deadline) {
+    /** An extension's try, sent ({@link #relock}); its answer to come. */
+    private record Relock(Hold hold, CompletableFuture<ClientMessage> taken, long deadline) {
+    }
+
+    /** An extension's unlock, sent twice ({@link #giveBack}); their answers to come. */
+    private record GiveBack(Hold hold, CompletableFuture<ClientMessage> unlock, CompletableFuture<ClientMessage> check,
+                            long deadline) {
     }
 
     private final HazelcastConnection connection;
@@ -316,41 +308,27 @@ public final class MapLockDriver implements LockDriver {
         int partition = connection.partitionOf(key);
         long leaseMillis = Math.max(1, request.leaseTime().toMillis());
         long sentAt = System.nanoTime();
-        int taken;
+        boolean taken;
         try {
             if (owner.uncertain) {
-                // An earlier attempt of this request got no answer, and its holds may have landed: none
-                // is counted on, all are given back first (re-entered, they would outlast the release).
+                // An earlier attempt of this request got no answer, and its hold may have landed: it is
+                // given back first (re-entered, it would outlast the release).
                 unlockAll(key, partition, owner);
             }
-            long deadline = connection.deadline();
-            List<CompletableFuture<ClientMessage>> tries = new ArrayList<>(HOLDS);
-            for (int i = 0; i < HOLDS; i++) {
-                tries.add(connection.send(tryLock(key, owner, leaseMillis), map, partition));
-            }
-            taken = taken(tries, deadline);
+            taken = MapTryLockCodec.decodeResponse(connection.await(
+                    connection.send(tryLock(key, owner, leaseMillis), map, partition), connection.deadline()));
         } catch (RuntimeException e) {
             owner.uncertain = true;
             throw e;
         }
-        if (taken == HOLDS) {
-            Grant grant = new Grant(request, OptionalLong.empty(),
-                    new Hold(owner, key, partition, sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis)));
-            held.put(request.ownerToken(), grant);
-            return Attempt.granted(grant);
+        if (!taken) {
+            owners.forget(request.ownerToken());
+            return Attempt.busy();
         }
-        if (taken > 0) {
-            // The holder left between the tries: too few holds for the extension's check to keep the
-            // lock; give them back and try again later.
-            try {
-                unlockTimes(key, partition, owner, taken);
-            } catch (RuntimeException e) {
-                owner.uncertain = true;
-                throw e;
-            }
-        }
-        owners.forget(request.ownerToken());
-        return Attempt.busy();
+        Grant grant = new Grant(request, OptionalLong.empty(),
+                new Hold(owner, key, partition, sentAt + TimeUnit.MILLISECONDS.toNanos(leaseMillis)));
+        held.put(request.ownerToken(), grant);
+        return Attempt.granted(grant);
     }
 
     @Override
@@ -358,7 +336,8 @@ public final class MapLockDriver implements LockDriver {
         Hold hold = (Hold) grant.handle();
         hold.enter();
         try {
-            boolean mine = rehold(hold, System.nanoTime() + leaseTime.toNanos());
+            boolean mine = !hold.released && relocked(relock(hold, System.nanoTime() + leaseTime.toNanos()))
+                    && givenBack(giveBack(hold));
             if (!mine) {
                 held.remove(grant.ownerToken(), grant);
             }
@@ -371,44 +350,74 @@ public final class MapLockDriver implements LockDriver {
     /**
      * A renewal tick's extensions sent together, {@link #RENEWALS_IN_FLIGHT} leases unanswered at a
      * time ({@link HazelcastConnection#pipelined}): a tick of many leases costs the members' work on
-     * them, not a round trip per lease (one after another, 10,000 leases took about 5 s here, close to
-     * a 6 s lease). A lease another call is working on (a release, an extension of the application's)
-     * is extended on its own after the others, once that call is done.
+     * them and two waves of round trips — every try, then the unlocks of those the tries kept — not two
+     * round trips per lease (one lease after another, 10,000 leases took about 5 s here, close to a 6 s
+     * lease). The unlocks wait for their lease's try to be answered because messages sent together can
+     * be applied apart: while the key's partition moves to another member, the try can be refused on
+     * the old one and the unlock applied on the new one, which would take the grant's only hold. A lease
+     * another call is working on (a release, an extension of the application's) is extended on its own
+     * after the others, once that call is done.
      */
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         ExtendOutcome[] outcomes = new ExtendOutcome[renewals.size()];
+        // The holds this call has entered and not yet left: each one's try was taken, its unlocks are to come.
+        boolean[] entered = new boolean[renewals.size()];
         List<Integer> busy = new ArrayList<>();
+        List<Integer> relocked = new ArrayList<>();
         RuntimeException failure = null;
         try {
-            HazelcastConnection.pipelined(renewals.size(), RENEWALS_IN_FLIGHT, i -> {
-                Hold hold = (Hold) renewals.get(i).grant().handle();
-                if (!hold.tryEnter()) {
-                    busy.add(i);
-                    return null;
-                }
-                try {
-                    return send(hold, System.nanoTime() + renewals.get(i).leaseTime().toNanos());
-                } catch (RuntimeException e) {
-                    hold.exit();
-                    throw e;
-                }
-            }, (rehold, i) -> {
-                Grant grant = renewals.get(i).grant();
-                try {
-                    boolean mine = answered(rehold);
-                    if (!mine) {
-                        held.remove(grant.ownerToken(), grant);
+            try {
+                HazelcastConnection.pipelined(renewals.size(), RENEWALS_IN_FLIGHT, i -> {
+                    Hold hold = hold(renewals.get(i));
+                    if (!hold.tryEnter()) {
+                        busy.add(i);
+                        return null;
                     }
-                    outcomes[i] = ExtendOutcome.of(mine);
-                } catch (BackendUnavailableException e) {
-                    outcomes[i] = ExtendOutcome.unknown(e);
-                } finally {
-                    rehold.hold().exit();
+                    entered[i] = true;
+                    if (hold.released) {
+                        outcomes[i] = lost(renewals.get(i).grant());
+                        return null;
+                    }
+                    return relock(hold, System.nanoTime() + renewals.get(i).leaseTime().toNanos());
+                }, (sent, i) -> {
+                    try {
+                        if (relocked(sent)) {
+                            relocked.add(i);
+                        } else {
+                            outcomes[i] = lost(renewals.get(i).grant());
+                        }
+                    } catch (BackendUnavailableException e) {
+                        outcomes[i] = ExtendOutcome.unknown(e);
+                    }
+                });
+            } catch (RuntimeException e) {
+                failure = e;
+            }
+            // The unlocks of the tries that were taken, even after a failure: their holds are entered.
+            try {
+                HazelcastConnection.pipelined(relocked.size(), RENEWALS_IN_FLIGHT, j -> giveBack(hold(renewals.get(relocked.get(j)))),
+                        (sent, j) -> {
+                            int i = relocked.get(j);
+                            try {
+                                outcomes[i] = givenBack(sent) ? ExtendOutcome.of(true) : lost(renewals.get(i).grant());
+                            } catch (BackendUnavailableException e) {
+                                outcomes[i] = ExtendOutcome.unknown(e);
+                            }
+                        });
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
                 }
-            });
-        } catch (RuntimeException e) {
-            failure = e;
+            }
+        } finally {
+            for (int i = 0; i < entered.length; i++) {
+                if (entered[i]) {
+                    hold(renewals.get(i)).exit();
+                }
+            }
         }
         if (failure instanceof BackendUnavailableException unavailable) {
             for (int i = 0; i < outcomes.length; i++) {
@@ -429,108 +438,82 @@ public final class MapLockDriver implements LockDriver {
         return Arrays.asList(outcomes);
     }
 
+    private static Hold hold(Renewal renewal) {
+        return (Hold) renewal.grant().handle();
+    }
+
+    /** An extension that found the lock not the grant's: the grant is no longer held. */
+    private ExtendOutcome lost(Grant grant) {
+        held.remove(grant.ownerToken(), grant);
+        return ExtendOutcome.of(false);
+    }
+
     /**
-     * The owner check and new lease of an extension, with the hold entered ({@link Hold#enter}: several
-     * of them interleaved would unlock holds before any takes one back, and could free the lock in
-     * between). Three messages in one round trip, run in order on the key's partition: an unlock, which
-     * only the owner passes; whether the lock is still held after it, which only an owner of another
-     * hold sees (a try of an earlier call whose answer was lost can have taken a lock that had been
-     * given up meanwhile: one hold, which the unlock undoes); and a try that takes the hold back with
-     * the new lease — two tries after an extension that got no answer ({@link Hold#restore}).
+     * Sends an extension's try with the new lease; the caller has entered the hold. The owner
+     * re-enters the lock (a second hold, given back by {@link #giveBack}); a free lock is taken; a lock
+     * of another owner is refused.
      *
      * @param asked the expiry asked for, on {@link System#nanoTime()}: the hold keeps a later one it has
-     * @return whether the lock was the grant's, and still is with the new lease
      */
-    private boolean rehold(Hold hold, long asked) {
-        return answered(send(hold, asked));
-    }
-
-    /** Sends an extension's messages ({@link #rehold}); the caller has entered the hold. */
-    private Rehold send(Hold hold, long asked) {
+    private Relock relock(Hold hold, long asked) {
         long deadline = connection.deadline();
-        long now = System.nanoTime();
         long expiresAt = hold.expiresAt.accumulateAndGet(asked, Math::max);
-        long leaseMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(expiresAt - now));
+        long leaseMillis = Math.max(1, TimeUnit.NANOSECONDS.toMillis(expiresAt - System.nanoTime()));
         try {
-            CompletableFuture<ClientMessage> unlock = connection.send(unlock(hold.key, hold.owner), map, hold.partition);
-            CompletableFuture<ClientMessage> stillLocked = connection.send(MapIsLockedCodec.encodeRequest(map, hold.key), map,
-                    hold.partition);
-            List<CompletableFuture<ClientMessage>> relocks = new ArrayList<>(2);
-            for (int i = hold.restore ? 2 : 1; i > 0; i--) {
-                relocks.add(connection.send(tryLock(hold.key, hold.owner, leaseMillis), map, hold.partition));
-            }
-            return new Rehold(hold, unlock, stillLocked, relocks, deadline);
+            return new Relock(hold, connection.send(tryLock(hold.key, hold.owner, leaseMillis), map, hold.partition), deadline);
         } catch (RuntimeException e) {
-            hold.owner.uncertain = true; // the unlock may have gone alone
-            hold.restore = true;
+            hold.owner.uncertain = true; // the try may have gone: a hold more, which the release looks for
+            throw e;
+        }
+    }
+
+    /** @return whether the try {@link #relock} sent was taken; false if another owner holds the lock */
+    private boolean relocked(Relock sent) {
+        try {
+            return MapTryLockCodec.decodeResponse(connection.await(sent.taken(), sent.deadline()));
+        } catch (RuntimeException e) {
+            sent.hold().owner.uncertain = true; // the try may have landed: a hold more
             throw e;
         }
     }
 
     /**
-     * @return what an extension {@link #send} sent found ({@link #rehold}), its answers awaited within
-     *         the operation timeout from its sending
+     * Sends an extension's unlock twice, with one reference id, once its try was taken; the caller has
+     * entered the hold. The first gives back the hold the try added. The second is answered as done
+     * again, with nothing taken, only while the lock is still this owner's and the first was the last
+     * call that changed it: if the try had taken a lock that was lost and free, the first freed it and
+     * the second is refused.
      */
-    private boolean answered(Rehold sent) {
-        long deadline = sent.deadline();
-        Hold hold = sent.hold();
-        boolean mine;
-        int relocked;
-        try {
-            mine = unlocked(sent.unlock(), deadline) && MapIsLockedCodec.decodeResponse(connection.await(sent.stillLocked(), deadline));
-            relocked = taken(sent.relocks(), deadline);
-        } catch (RuntimeException e) {
-            hold.owner.uncertain = true;
-            hold.restore = true; // the unlock may reach the member without the try
-            throw e;
-        }
-        if (!mine && relocked > 0) {
-            // The lock was free and the tries took it: not the grant's lease, give it back.
-            unlockTimes(hold.key, hold.partition, hold.owner, relocked);
-        }
-        boolean kept = mine && relocked == sent.relocks().size();
-        if (kept) {
-            hold.restore = false;
-        }
-        return kept;
-    }
-
-    /** @return how many of {@code tries} took the lock, each awaited until {@code deadline} */
-    private int taken(List<CompletableFuture<ClientMessage>> tries, long deadline) {
-        int taken = 0;
-        for (CompletableFuture<ClientMessage> attempt : tries) {
-            if (MapTryLockCodec.decodeResponse(connection.await(attempt, deadline))) {
-                taken++;
-            }
-        }
-        return taken;
-    }
-
-    /**
-     * Gives {@code times} holds back, pipelined (one round trip): a grant's holds, or what a call's own
-     * tries just took.
-     *
-     * @return how many of the unlocks the member let through (the owner held that many)
-     */
-    private int unlockTimes(Data key, int partition, Owners.Owner owner, int times) {
+    private GiveBack giveBack(Hold hold) {
         long deadline = connection.deadline();
-        List<CompletableFuture<ClientMessage>> unlocks = new ArrayList<>(times);
-        for (int i = 0; i < times; i++) {
-            unlocks.add(connection.send(unlock(key, owner), map, partition));
+        long reference = references.getAndIncrement();
+        try {
+            return new GiveBack(hold, connection.send(unlock(hold.key, hold.owner, reference), map, hold.partition),
+                    connection.send(unlock(hold.key, hold.owner, reference), map, hold.partition), deadline);
+        } catch (RuntimeException e) {
+            hold.owner.uncertain = true; // an unlock may have gone
+            throw e;
         }
-        int unlocked = 0;
-        for (CompletableFuture<ClientMessage> unlock : unlocks) {
-            if (unlocked(unlock, deadline)) {
-                unlocked++;
-            }
-        }
-        return unlocked;
     }
 
     /**
-     * {@link #HOLDS} pipelined unlocks, one round trip: the grant's holds — or, after an attempt or an
-     * extension that got no answer (it may have left a hold more, or one fewer), unlocks until none is
-     * left.
+     * @return whether both unlocks {@link #giveBack} sent were let through: the lock was the grant's,
+     *         and still is with the try's new lease
+     */
+    private boolean givenBack(GiveBack sent) {
+        try {
+            boolean first = unlocked(sent.unlock(), sent.deadline());
+            boolean second = unlocked(sent.check(), sent.deadline());
+            return first && second;
+        } catch (RuntimeException e) {
+            sent.hold().owner.uncertain = true; // the holds left are unknown: the release looks for them
+            throw e;
+        }
+    }
+
+    /**
+     * One unlock of the grant's hold (one round trip) — or, after an attempt or an extension that got
+     * no answer (it may have left a hold more), unlocks until none is left.
      */
     @Override
     public boolean release(Grant grant) {
@@ -538,15 +521,16 @@ public final class MapLockDriver implements LockDriver {
         hold.enter();
         try {
             held.remove(grant.ownerToken(), grant);
+            hold.released = true;
             if (hold.owner.uncertain) {
                 // The owner stays known: the engine repeats the removal by owner token (abandon) for late copies.
                 return unlockAll(hold.key, hold.partition, hold.owner);
             }
             boolean released;
             try {
-                released = unlockTimes(hold.key, hold.partition, hold.owner, HOLDS) > 0;
+                released = unlocked(connection.send(unlock(hold.key, hold.owner), map, hold.partition), connection.deadline());
             } catch (RuntimeException e) {
-                hold.owner.uncertain = true; // an unlock may still land: this owner's id is not reused
+                hold.owner.uncertain = true; // the unlock may still land: this owner's id is not reused
                 throw e;
             }
             owners.forget(grant.ownerToken());
@@ -580,21 +564,20 @@ public final class MapLockDriver implements LockDriver {
     }
 
     /**
-     * What an extension leaves when its connection is reset after its first message went through: its
-     * unlock reaches the member, its try does not, and no answer comes back. Sends the unlock alone,
-     * awaits it, and marks the hold as such an extension would. For this driver's tests, which cannot
-     * cut a pipeline in the middle.
+     * What an extension leaves when its connection is reset after its try went through: the try
+     * reaches the member (a hold more, with the new lease), its unlocks do not, and no answer comes
+     * back. Sends the try alone, awaits it, and marks the owner as such an extension would. For this
+     * driver's tests, which cannot cut a connection between two messages.
      *
-     * @return whether the member took a hold of the grant's owner back
+     * @return whether the member let the grant's owner take the hold
      */
-    boolean extensionCutAfterItsUnlock(Grant grant) {
+    boolean extensionCutAfterItsTry(Grant grant, Duration leaseTime) {
         Hold hold = (Hold) grant.handle();
         hold.enter();
         try {
-            boolean unlocked = unlocked(connection.send(unlock(hold.key, hold.owner), map, hold.partition), connection.deadline());
+            boolean taken = relocked(relock(hold, System.nanoTime() + leaseTime.toNanos()));
             hold.owner.uncertain = true;
-            hold.restore = true;
-            return unlocked;
+            return taken;
         } finally {
             hold.exit();
         }
@@ -657,7 +640,15 @@ public final class MapLockDriver implements LockDriver {
 
     /** An unlock, never re-sent by the Hazelcast client either: a late copy must not find the owner's id reused (see {@link Owners}). */
     private ClientMessage unlock(Data key, Owners.Owner owner) {
-        ClientMessage request = MapUnlockCodec.encodeRequest(map, key, owner.threadId, references.getAndIncrement());
+        return unlock(key, owner, references.getAndIncrement());
+    }
+
+    /**
+     * An unlock with the given reference id: the member answers an unlock whose id is the one of the
+     * owner's call that last changed the lock as done again, and takes nothing ({@link #giveBack}).
+     */
+    private ClientMessage unlock(Data key, Owners.Owner owner, long reference) {
+        ClientMessage request = MapUnlockCodec.encodeRequest(map, key, owner.threadId, reference);
         request.setRetryable(false);
         return request;
     }
