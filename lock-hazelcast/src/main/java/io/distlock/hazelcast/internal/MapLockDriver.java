@@ -361,7 +361,7 @@ public final class MapLockDriver implements LockDriver {
     @Override
     public List<ExtendOutcome> extendAll(List<Renewal> renewals) {
         ExtendOutcome[] outcomes = new ExtendOutcome[renewals.size()];
-        // The holds this call has entered and not yet left: each one's try was taken, its unlocks are to come.
+        // The holds this call has entered, all left at its end: one whose try was taken stays entered until its unlocks are answered.
         boolean[] entered = new boolean[renewals.size()];
         List<Integer> busy = new ArrayList<>();
         List<Integer> relocked = new ArrayList<>();
@@ -413,6 +413,13 @@ public final class MapLockDriver implements LockDriver {
                 }
             }
         } finally {
+            for (int i : relocked) {
+                if (outcomes[i] == null) {
+                    // Its try was taken, and its unlocks were never sent (a failure stopped the wave) or got
+                    // no answer: the hold the try added may be left, and the release must look for it.
+                    hold(renewals.get(i)).owner.uncertain = true;
+                }
+            }
             for (int i = 0; i < entered.length; i++) {
                 if (entered[i]) {
                     hold(renewals.get(i)).exit();
